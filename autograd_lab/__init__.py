@@ -1,0 +1,48 @@
+"""autograd_lab: a small reverse-mode (and forward-mode) autograd engine on NumPy that
+reads like PyTorch.
+
+    import autograd_lab as al
+    x = al.tensor([[2., 1.]], requires_grad=True)
+    y = x @ al.tensor([[1., 2.], [3., 4.]])
+    y.backward(al.tensor([[1., 0.]]))
+    x.grad                                   # tensor([[1., 3.]])
+
+Where things live: ``tensor.py`` (the Tensor), ``ops.py`` (the rules table: each op's
+forward, VJP and JVP), ``graph.py`` (recording), ``engine.py`` (the backward walk),
+``autograd/`` (grad, Function, functional API, gradcheck), ``func.py`` (forward mode and
+torch.func-style transforms), ``viz.py`` (pictures) and ``widgets.py`` (explorers).
+"""
+from . import dtypes as _dtypes
+from .creation import (DoubleTensor, FloatTensor, LongTensor, arange, as_tensor, empty,
+                       empty_like, eye, from_numpy, full, full_like, linspace, manual_seed,
+                       ones, ones_like, rand, rand_like, randint, randn, randn_like, tensor,
+                       zeros, zeros_like)
+from .functions import (abs, add, allclose, amax, argmax, cat, ceil, clamp, clip, concat,
+                        concatenate, cond, cos, div, dot, equal, exp, floor, is_tensor,
+                        isfinite, isinf, isnan, log, logical_and, logical_not, logical_or,
+                        matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg, negative,
+                        norm, numel, outer, permute, pow, relu, reshape, round, set_printoptions,
+                        sigmoid, sign, sin, sqrt, squeeze, stack, sub, sum, t, tanh, transpose,
+                        unsqueeze, where)
+from .modes import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .tensor import Tensor
+from . import autograd, nn  # noqa: E402
+
+dtype = _dtypes.dtype
+float32 = float = _dtypes.float32
+float64 = double = _dtypes.float64
+float16 = half = _dtypes.float16
+int64 = long = _dtypes.int64
+int32 = int = _dtypes.int32
+int16, int8, uint8 = _dtypes.int16, _dtypes.int8, _dtypes.uint8
+bool = _dtypes.bool_
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # the pictures and explorers load matplotlib / ipywidgets only when asked for
+    if name in ("viz", "widgets", "func"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'autograd_lab' has no attribute {name!r}")

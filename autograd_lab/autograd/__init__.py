@@ -1,0 +1,24 @@
+"""``al.autograd``: the torch.autograd subset -- backward, grad, Function, checks, modes."""
+from ..engine import backward, grad
+from ..function import Function, FunctionCtx, once_differentiable
+from ..modes import (PassCounter, count_passes, detect_anomaly, enable_grad, is_anomaly_enabled,
+                     no_grad, set_detect_anomaly, set_grad_enabled)
+from ..tensor import Tensor
+from . import functional
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """The pre-0.4 wrapper.  Variables were merged into tensors in PyTorch 0.4, so this
+    returns a tensor (sharing ``data``'s numbers) with ``requires_grad`` set."""
+    if not isinstance(data, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+    t = Tensor._make(data._data)
+    t.requires_grad = requires_grad
+    return t
+
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Variable",
+           "no_grad", "enable_grad", "set_grad_enabled", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled", "count_passes", "PassCounter", "gradcheck", "gradgradcheck",
+           "GradcheckError", "functional"]

@@ -1,0 +1,1 @@
+"""Placeholder replaced by the functional layer (issue 4)."""

@@ -1,0 +1,165 @@
+"""Making tensors: from data, filled, ranges, and seeded random numbers.
+
+``al.manual_seed(s)`` makes every later ``randn``/``rand`` call reproducible.  The numbers
+come from NumPy's PCG64 generator, so they are not the numbers torch draws for the
+same seed.
+"""
+import numpy as np
+
+from . import dtypes
+from .tensor import Tensor, _unwrap
+
+_rng = np.random.default_rng(0)
+
+
+def manual_seed(seed):
+    """Restart the random number generator from ``seed``; returns the generator."""
+    global _rng
+    _rng = np.random.default_rng(int(seed))
+    return _rng
+
+
+def _finish(data, requires_grad):
+    t = Tensor._make(data)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def tensor(data, dtype=None, requires_grad=False, device=None):
+    """A new leaf tensor holding a copy of ``data``.
+
+    Python floats become float32 (torch's default dtype); Python ints become int64 and
+    bools stay bool; NumPy arrays keep their dtype.
+    """
+    if isinstance(data, Tensor):
+        array = np.array(data._data, dtype=dtypes.to_numpy(dtype))
+    else:
+        try:
+            array = np.array(_unwrap(data), dtype=dtypes.to_numpy(dtype))
+        except ValueError as e:
+            raise ValueError(f"expected sequences of equal length at every level: {e}") from None
+        if array.dtype == object or array.dtype.kind not in "biuf":
+            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        if dtype is None and array.dtype == np.float64 and not _is_numpy(data):
+            array = array.astype(dtypes.DEFAULT_FLOAT)
+    return _finish(array, requires_grad)
+
+
+def _is_numpy(data):
+    return isinstance(data, (np.ndarray, np.generic))
+
+
+def as_tensor(data, dtype=None):
+    if isinstance(data, Tensor) and dtype is None:
+        return data
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(array):
+    """A tensor sharing memory with a NumPy array (like torch.from_numpy)."""
+    return Tensor._make(np.asarray(array))
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _float(dtype):
+    return dtypes.to_numpy(dtype) or dtypes.DEFAULT_FLOAT
+
+
+def zeros(*size, dtype=None, requires_grad=False):
+    return _finish(np.zeros(_size(size), _float(dtype)), requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False):
+    return _finish(np.ones(_size(size), _float(dtype)), requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False):
+    if dtype is None and isinstance(fill_value, bool):
+        dtype = dtypes.bool_
+    elif dtype is None and isinstance(fill_value, int):
+        dtype = dtypes.int64
+    return _finish(np.full(_size((size,)), fill_value, _float(dtype)), requires_grad)
+
+
+def empty(*size, dtype=None, requires_grad=False):
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def _like(x, dtype):
+    return dtypes.to_numpy(dtype) or x._data.dtype
+
+
+def zeros_like(x, dtype=None, requires_grad=False):
+    return _finish(np.zeros(x.shape, _like(x, dtype)), requires_grad)
+
+
+def ones_like(x, dtype=None, requires_grad=False):
+    return _finish(np.ones(x.shape, _like(x, dtype)), requires_grad)
+
+
+def full_like(x, fill_value, dtype=None, requires_grad=False):
+    return _finish(np.full(x.shape, fill_value, _like(x, dtype)), requires_grad)
+
+
+def empty_like(x, dtype=None, requires_grad=False):
+    return zeros_like(x, dtype, requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False):
+    return _finish(np.eye(n, m, dtype=_float(dtype)), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        whole = all(isinstance(v, int) for v in (start, end, step))
+        dtype = dtypes.int64 if whole else dtypes.float32
+    return _finish(np.arange(start, end, step, dtype=dtypes.to_numpy(dtype)), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False):
+    return _finish(np.linspace(start, end, int(steps), dtype=_float(dtype)), requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False):
+    """Standard normal samples from the seeded generator (see ``manual_seed``)."""
+    return _finish(_rng.standard_normal(_size(size)).astype(_float(dtype)), requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False):
+    """Uniform samples in [0, 1) from the seeded generator."""
+    return _finish(_rng.random(_size(size)).astype(_float(dtype)), requires_grad)
+
+
+def randint(low, high=None, size=(), dtype=None):
+    if high is None:
+        low, high = 0, low
+    return _finish(_rng.integers(low, high, _size((size,))).astype(dtypes.to_numpy(dtype) or np.int64), False)
+
+
+def randn_like(x, dtype=None, requires_grad=False):
+    return randn(*x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def rand_like(x, dtype=None, requires_grad=False):
+    return rand(*x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def FloatTensor(*args):
+    """The 2018 spelling of a float32 tensor: ``al.FloatTensor([[1, 2]])``."""
+    return Tensor(*args, dtype=dtypes.float32)
+
+
+def DoubleTensor(*args):
+    return Tensor(*args, dtype=dtypes.float64)
+
+
+def LongTensor(*args):
+    return Tensor(*args, dtype=dtypes.int64)

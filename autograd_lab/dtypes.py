@@ -1,0 +1,96 @@
+"""Data types, named and promoted the way PyTorch does it.
+
+A tensor's dtype is one of the objects below (``al.float32``, ``al.float64``, ...).
+Each wraps the NumPy dtype that actually stores the numbers.  Mixed-dtype arithmetic
+follows torch's promotion rules, which differ from NumPy's in two places readers meet:
+a Python float meeting an integer tensor gives the *default* float (float32), and an
+integer tensor meeting a float32 tensor gives float32, not float64.
+"""
+import numpy as np
+
+
+class dtype:
+    __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "itemsize", "_rank")
+
+    def __init__(self, name, numpy_dtype, rank):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.is_floating_point = self.numpy.kind == "f"
+        self.is_complex = False
+        self.itemsize = self.numpy.itemsize
+        self._rank = rank  # (category, size): bool < integers < floats
+
+    def __repr__(self):
+        return f"al.{self.name}"
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+bool_ = dtype("bool", np.bool_, (0, 1))
+uint8 = dtype("uint8", np.uint8, (1, 1))
+int8 = dtype("int8", np.int8, (1, 1))
+int16 = dtype("int16", np.int16, (1, 2))
+int32 = dtype("int32", np.int32, (1, 4))
+int64 = dtype("int64", np.int64, (1, 8))
+float16 = dtype("float16", np.float16, (2, 2))
+float32 = dtype("float32", np.float32, (2, 4))
+float64 = dtype("float64", np.float64, (2, 8))
+
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_FROM_NUMPY = {d.numpy: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME.update(float=float32, double=float64, half=float16, long=int64, int=int32)
+
+
+def _by_name(name):
+    return _BY_NAME[name]
+
+
+def from_numpy(np_dtype):
+    try:
+        return _FROM_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(f"autograd_lab has no dtype for NumPy's {np_dtype}") from None
+
+
+def to_numpy(d):
+    """Accept an ``al`` dtype, a NumPy dtype or a name such as 'float64'."""
+    if d is None or isinstance(d, np.dtype):
+        return d
+    if isinstance(d, dtype):
+        return d.numpy
+    if isinstance(d, str) and d in _BY_NAME:
+        return _BY_NAME[d].numpy
+    if d in (float, int, bool):
+        return {float: float32, int: int64, bool: bool_}[d].numpy
+    try:
+        return from_numpy(np.dtype(d)).numpy
+    except TypeError:
+        raise TypeError(f"dtype must be an al.dtype such as al.float32, not {d!r}") from None
+
+
+DEFAULT_FLOAT = np.dtype(np.float32)
+_SCALAR_DTYPE = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: DEFAULT_FLOAT}
+
+
+def _rank(np_dtype):
+    return _FROM_NUMPY[np_dtype]._rank
+
+
+def result_type(arrays, scalars):
+    """torch.result_type: arrays with dimensions decide, unless a zero-dim array or a
+    Python scalar is of a higher category (bool < int < float), in which case the
+    zero-dim array's dtype or the scalar's default dtype wins."""
+    dims = [a.dtype for a in arrays if a.ndim]
+    zero = [a.dtype for a in arrays if not a.ndim]
+    result = max(dims, key=_rank) if dims else None
+    if zero:
+        z = max(zero, key=_rank)
+        if result is None or _rank(z)[0] > _rank(result)[0]:
+            result = z
+    for s in scalars:
+        s_dtype = _SCALAR_DTYPE[type(s)] if type(s) in _SCALAR_DTYPE else _SCALAR_DTYPE[float]
+        if result is None or _rank(s_dtype)[0] > _rank(result)[0]:
+            result = s_dtype
+    return result

@@ -1,0 +1,303 @@
+"""The backward walk: from outputs and their seeds to the gradients of the inputs.
+
+1. **Order** the graph: an iterative depth-first search from the outputs lists every
+   node after all the nodes it feeds (reverse post-order), so 100,000-op chains need
+   no recursion.
+2. **Prune**: keep only nodes from which a wanted input can be reached.
+3. **Walk** in that order.  Each node receives the sum of the gradients sent to it by
+   every use of its output, runs its VJP rules (``ops.py``), and sends one gradient
+   along each edge.  A node's gradient is dropped as soon as it has been passed on.
+4. **Commit**: only after the whole walk succeeded are ``.grad`` fields written and
+   saved values freed, so an error leaves the graph and every ``.grad`` as they were.
+
+With ``create_graph=True`` the rules run on tensors and are recorded, so the
+gradients themselves have a ``grad_fn`` and can be differentiated again.
+"""
+import numpy as np
+
+from . import ops
+from .graph import AccumulateGrad, Node, edge
+from .modes import count, enable_grad, no_grad, state
+from .tensor import Tensor
+
+FREED = ("Trying to backward through the graph a second time (or directly access saved "
+         "tensors after they have already been freed). Saved intermediate values of the graph "
+         "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+         "you need to backward through the graph a second time or if you need to access saved "
+         "tensors after calling backward.")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(sum of seed * tensor)/d(leaf) into every leaf's ``.grad``."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    seeds = _make_seeds(tensors, grad_tensors, create_graph, batched=False)
+    retain = create_graph if retain_graph is None else retain_graph
+    _run(tensors, seeds, inputs, retain, create_graph, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(sum of grad_outputs * outputs)/d(inputs), one tensor per input, without
+    touching any ``.grad``.  With ``is_grads_batched=True`` the first dimension of every
+    grad_output is a batch of seeds, all sent through the graph in one walk."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
+    for i, x in enumerate(inputs):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"grad(): inputs[{i}] is a {type(x).__name__}, not a Tensor")
+        if not x.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
+                           f"grad_outputs for {len(outputs)} outputs")
+    seeds = _make_seeds(outputs, grad_outputs, create_graph, batched=is_grads_batched)
+    retain = create_graph if retain_graph is None else retain_graph
+    found = _run(outputs, seeds, inputs, retain, create_graph, accumulate=False)
+    result = []
+    for i, (x, g) in enumerate(zip(inputs, found)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the desired "
+                                   "behavior.")
+            if materialize_grads:
+                lead = seeds[0].shape[:1] if is_grads_batched else ()
+                g = Tensor._make(np.zeros(lead + x.shape, x._data.dtype))
+        result.append(g)
+    return tuple(result)
+
+
+# -- seeds ------------------------------------------------------------------------------
+def _make_seeds(outputs, grad_outputs, create_graph, batched):
+    seeds = []
+    for i, (y, v) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(y, Tensor):
+            raise TypeError(f"outputs[{i}] is a {type(y).__name__}, not a Tensor")
+        if not y.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if v is None:
+            if y._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs "
+                                   f"(this output has shape {tuple(y.shape)}: pass a gradient "
+                                   "of that shape, the dL/dy of the loss you have in mind)")
+            if batched:
+                raise RuntimeError("is_grads_batched=True needs explicit grad_outputs (a batch of seeds)")
+            seeds.append(np.ones_like(y._data))
+            continue
+        v_data = v._data if isinstance(v, Tensor) else np.asarray(v)
+        want = y.shape
+        got = v_data.shape[1:] if batched else v_data.shape
+        if got != want:
+            if batched:
+                raise RuntimeError(
+                    "If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+                    "as the batch dimension. The sizes of the remaining dimensions are expected to "
+                    "match the shape of corresponding output, but a mismatch was detected: "
+                    f"grad_output[{i}] has a shape of {tuple(v_data.shape)} and output[{i}] has a "
+                    f"shape of {tuple(want)}.")
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(v_data.shape)} "
+                               f"and output[{i}] has a shape of {tuple(want)}. The seed must have "
+                               "the output's shape: it holds one dL/dy entry per entry of y.")
+        if v_data.dtype.kind not in "fb" and y._data.dtype.kind == "f" and isinstance(v, Tensor):
+            pass  # an integer seed is cast, as torch casts it
+        v_data = v_data.astype(y._data.dtype, copy=False)
+        if create_graph and isinstance(v, Tensor):
+            seeds.append(v if v._data.dtype == y._data.dtype else v.to(y._data.dtype))
+        else:
+            seeds.append(v_data)
+    return seeds
+
+
+def _as_tuple(x):
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    return (x,)
+
+
+# -- the walk ----------------------------------------------------------------------------
+def _order(roots):
+    """Nodes reachable from the roots, each listed before every node it sends to."""
+    post, seen = [], set()
+    for root in roots:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(root.next))]
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if child is not None and id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, iter(child.next)))
+                    break
+            else:
+                stack.pop()
+                post.append(node)
+    post.reverse()
+    return post
+
+
+def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
+    roots = [edge(y) for y in outputs]
+    order = _order(roots)
+
+    # targets: where the walk delivers gradients (leaves' AccumulateGrad, or the grad_fn
+    # of an intermediate tensor asked for by grad(), where the walk stops)
+    if inputs is None:
+        targets = {id(n): n for n in order if isinstance(n, AccumulateGrad)}
+    else:
+        targets = {}
+        for x in inputs:
+            n = edge(x)
+            if n is None:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            targets[id(n)] = n
+    needed = set(targets)
+    for node in reversed(order):        # children first: a node is needed if it leads to a target
+        if id(node) not in needed and any(c is not None and id(c) in needed for c in node.next):
+            needed.add(id(node))
+    for node in order:
+        if node.op is not None and node.freed and id(node) in needed and id(node) not in targets:
+            raise RuntimeError(FREED)
+
+    count("backward")
+    pending = {}
+    for root, seed in zip(roots, seeds):
+        _send(pending, root, seed)
+    delivered = {}                      # id(target node) -> its gradient
+    retained = []                       # (tensor, gradient) for retain_grad()
+    mode = enable_grad() if create_graph else no_grad()
+    with mode, np.errstate(all="ignore"):
+        for node in order:
+            g = pending.pop(id(node), None)
+            if g is None or id(node) not in needed:
+                continue
+            g = _run_hooks(node, g, create_graph)
+            if isinstance(node, AccumulateGrad):
+                delivered[id(node)] = g
+                continue
+            if node.retain is not None and node.retain() is not None:
+                retained.append((node.retain(), g))
+            if id(node) in targets:
+                delivered[id(node)] = g
+                if inputs is not None and not any(c is not None and id(c) in needed for c in node.next):
+                    continue
+            _propagate(node, g, needed, pending, create_graph)
+
+    # commit: nothing above touched a tensor, so an error leaves everything as it was
+    if accumulate:
+        for node_id, g in delivered.items():
+            node = targets[node_id]
+            if isinstance(node, AccumulateGrad):
+                _accumulate(node.variable, g, create_graph)
+            else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
+                for x in inputs:
+                    if x.grad_fn is node:
+                        _accumulate(x, g, create_graph)
+    for t, g in retained:
+        t._grad = _as_tensor(g, copy=not create_graph)
+    if not retain_graph:
+        for node in order:
+            if node.op is not None and id(node) in needed and node.op.saves:
+                node.freed = True
+                node.args = None
+    if inputs is None:
+        return None
+    return [None if id(edge(x)) not in delivered else _as_tensor(delivered[id(edge(x))], copy=True)
+            for x in inputs]
+
+
+def _send(pending, node, g):
+    if node is None:
+        return
+    old = pending.get(id(node))
+    pending[id(node)] = g if old is None else old + g
+
+
+def _propagate(node, g, needed, pending, create_graph):
+    """Apply one node's VJP rules and send a gradient along each edge that needs one."""
+    wanted = [c is not None and id(c) in needed for c in node.next]
+    args, y = node.saved(create_graph)
+    if create_graph and not isinstance(g, Tensor):
+        g = Tensor._make(g)
+    grads = node.op.vjps(g, y, args, node.params, wanted)
+    lead_ndim = g.ndim - len(node.out_meta[0])
+    for i, (child, want) in enumerate(zip(node.next, wanted)):
+        if not want:
+            continue
+        r = grads[i]
+        if r is None:
+            continue
+        r = _fit(node, i, r, lead_ndim, g)
+        if state.anomaly and _has_nan(r):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+        _send(pending, child, r)
+
+
+def _fit(node, i, r, lead_ndim, g):
+    """Make a rule's result match its input: sum away broadcasting, cast the dtype."""
+    shape, dtype = node.in_meta[i]
+    if not isinstance(r, (Tensor, np.ndarray)):
+        r = np.asarray(r)
+    want = tuple(g.shape[:lead_ndim]) + shape
+    if r.shape != want:
+        try:
+            if r.ndim < len(want):
+                r = ops.expand(r, want)
+            else:
+                r = ops.sum_to(r, shape, lead=lead_ndim)
+        except (ValueError, RuntimeError):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
+                               f"got {list(r.shape)} but expected shape compatible with "
+                               f"{list(want)}") from None
+    if isinstance(r, Tensor):
+        return r if r._data.dtype == dtype else r.to(dtype)
+    return r if r.dtype == dtype else r.astype(dtype)
+
+
+def _run_hooks(node, g, create_graph):
+    hooks = node.variable._hooks if isinstance(node, AccumulateGrad) else node.hooks
+    if not hooks:
+        return g
+    for hook in list(hooks):
+        gt = g if isinstance(g, Tensor) else Tensor._make(g)
+        out = hook(gt)
+        if out is not None:
+            if not isinstance(out, Tensor) or out.shape != gt.shape:
+                raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} returned "
+                                   f"{out!r}; a hook must return None or a tensor of shape "
+                                   f"{tuple(gt.shape)}")
+            g = out if create_graph else out._data
+    return g
+
+
+def _has_nan(r):
+    return bool(np.isnan(r._data if isinstance(r, Tensor) else r).any())
+
+
+def _as_tensor(g, copy):
+    if isinstance(g, Tensor):
+        return g
+    return Tensor._make(np.array(g, copy=True) if copy else g)
+
+
+def _accumulate(leaf, g, create_graph):
+    if leaf._grad is None:
+        leaf._grad = _as_tensor(g, copy=True)
+    elif create_graph or leaf._grad.grad_fn is not None or isinstance(g, Tensor):
+        leaf._grad = leaf._grad + g
+    else:
+        np.add(leaf._grad._data, g, out=leaf._grad._data, casting="unsafe")
+
+
+__all__ = ["backward", "grad", "Node"]

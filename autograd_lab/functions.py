@@ -1,0 +1,235 @@
+"""The ``al.*`` functions, with torch's names and signatures, over the rules table."""
+import numpy as np
+
+from . import ops
+from .tensor import Tensor, _as_tensor, _clamp, _dot, _mm, _neg
+
+
+def _t(x):
+    return x if isinstance(x, Tensor) else _as_tensor(x)
+
+
+def where(condition, input, other):
+    """Pick ``input`` where ``condition`` holds and ``other`` elsewhere.
+
+    Either branch may be a tensor or a Python number.  The gradient of the result goes
+    to ``input`` where the condition is true and to ``other`` where it is false; the
+    condition, a bool tensor, never receives one (see ``ops.where``)."""
+    condition = _t(condition)
+    if condition._data.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {condition.dtype!r}")
+    return ops.where(condition, input, other)
+
+
+def mm(input, mat2):
+    return _mm(_t(input), _t(mat2))
+
+
+def matmul(input, other):
+    return ops.matmul(_t(input), _t(other))
+
+
+def dot(input, other):
+    return _dot(_t(input), _t(other))
+
+
+def mv(input, vec):
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
+    return ops.matmul(input, vec)
+
+
+def outer(input, vec2):
+    """outer(a, b)[j, k] = a[j] * b[k]; like torch, it is a broadcast multiplication
+    (so its grad_fn is MulBackward0)."""
+    input, vec2 = _t(input), _t(vec2)
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer: expected 1D tensors, got {input.ndim}D and {vec2.ndim}D")
+    return input.unsqueeze(1) * vec2
+
+
+def transpose(input, dim0, dim1):
+    return _t(input).transpose(dim0, dim1)
+
+
+def t(input):
+    return _t(input).t()
+
+
+def reshape(input, shape):
+    return _t(input).reshape(shape)
+
+
+def unsqueeze(input, dim):
+    return _t(input).unsqueeze(dim)
+
+
+def squeeze(input, dim=None):
+    return _t(input).squeeze(dim)
+
+
+def permute(input, dims):
+    return _t(input).permute(dims)
+
+
+def _unary(op):
+    def f(input):
+        return op(_t(input))
+    f.__name__ = op.grad_name((), {}).replace("Backward0", "").lower()
+    f.__doc__ = f"Elementwise {f.__name__}; its derivative rules are ``ops.{f.__name__}``."
+    return f
+
+
+sigmoid, tanh, relu, exp, log, sqrt = map(_unary, (ops.sigmoid, ops.tanh, ops.relu, ops.exp, ops.log, ops.sqrt))
+abs, sin, cos, sign = map(_unary, (ops.abs, ops.sin, ops.cos, ops.sign))
+floor, ceil, round, neg = map(_unary, (ops.floor, ops.ceil, ops.round, ops.neg))
+isnan, isinf, isfinite = ops.isnan, ops.isinf, ops.isfinite
+logical_not = ops.logical_not
+negative = neg
+
+
+def add(input, other):
+    return ops.add(_t(input), other)
+
+
+def sub(input, other):
+    return ops.sub(_t(input), other)
+
+
+def mul(input, other):
+    return ops.mul(_t(input), other)
+
+
+def div(input, other):
+    return ops.div(_t(input), other)
+
+
+def pow(input, exponent):
+    return ops.pow(input if isinstance(input, Tensor) else input, exponent) \
+        if isinstance(input, Tensor) or isinstance(exponent, Tensor) else ops.pow(_t(input), exponent)
+
+
+def maximum(input, other):
+    return ops.maximum(_t(input), _t(other))
+
+
+def minimum(input, other):
+    return ops.minimum(_t(input), _t(other))
+
+
+def clamp(input, min=None, max=None):
+    return _clamp(_t(input), min, max)
+
+
+clip = clamp
+
+
+def logical_and(input, other):
+    return ops.logical_and(_t(input), other)
+
+
+def logical_or(input, other):
+    return ops.logical_or(_t(input), other)
+
+
+def sum(input, dim=None, keepdim=False):
+    return _t(input).sum(dim, keepdim)
+
+
+def mean(input, dim=None, keepdim=False):
+    return _t(input).mean(dim, keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False):
+    return _t(input).norm(p, dim, keepdim)
+
+
+def amax(input, dim=None, keepdim=False):
+    return _t(input).amax(dim, keepdim)
+
+
+def max(input, dim=None, keepdim=False):
+    return _t(input).max(dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False):
+    return _t(input).min(dim, keepdim)
+
+
+def argmax(input, dim=None, keepdim=False):
+    return _t(input).argmax(dim, keepdim)
+
+
+def _sequence(tensors, name):
+    if isinstance(tensors, Tensor) or not len(tensors):
+        raise TypeError(f"{name}() expects a non-empty list or tuple of tensors")
+    return [_t(x) for x in tensors]
+
+
+def cat(tensors, dim=0):
+    tensors = _sequence(tensors, "cat")
+    ref = tensors[0]
+    d = _neg(dim, ref.ndim)
+    for i, x in enumerate(tensors[1:], 1):
+        if x.ndim != ref.ndim or any(a != b for j, (a, b) in enumerate(zip(x.shape, ref.shape))
+                                     if j != ref.ndim + d):
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected "
+                               f"size {ref.shape} but got size {x.shape} for tensor number {i} "
+                               "in the list.")
+    return ops.cat(*tensors, dim=d)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    tensors = _sequence(tensors, "stack")
+    for i, x in enumerate(tensors[1:], 1):
+        if x.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(x.shape)} at entry {i}")
+    return ops.stack(*tensors, dim=_neg(dim, tensors[0].ndim + 1))
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """Call ``true_fn(*operands)`` if ``pred`` holds, else ``false_fn(*operands)``.
+
+    Like ``torch.cond`` in eager mode (and a Python ``if``), only the branch taken runs,
+    so only it is recorded in the graph: the other branch gets no gradient at all -- the
+    "switched-off" gradient of TensorFlow's Switch/Merge."""
+    if isinstance(pred, Tensor):
+        if pred._data.size != 1:
+            raise RuntimeError(f"cond: expected pred to be a tensor with one element, got shape "
+                               f"{tuple(pred.shape)}")
+        pred = bool(pred._data.item())
+    elif not isinstance(pred, (bool, int, np.bool_)):
+        raise RuntimeError(f"cond: expected pred to be a bool or a one-element tensor, got {type(pred).__name__}")
+    branch = true_fn if pred else false_fn
+    return branch(*tuple(operands))
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(_t(input)._data, _t(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input, other):
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None):
+    from . import printing
+    if profile == "default":
+        printing.PRECISION, printing.THRESHOLD, printing.EDGEITEMS, printing.LINEWIDTH = 4, 1000, 3, 80
+    for name, value in (("PRECISION", precision), ("THRESHOLD", threshold),
+                        ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
+        if value is not None:
+            setattr(printing, name, value)

@@ -1,0 +1,258 @@
+"""Recording: how calling an operation on tensors builds the graph.
+
+An :class:`Op` is one row of the rules table in ``ops.py``: a NumPy forward, a
+vector-Jacobian product (VJP) rule per input and a Jacobian-vector product (JVP) rule
+per input.  Calling it on tensors runs the forward and, when some input requires grad,
+attaches a :class:`Node` to the result -- the result's ``grad_fn``.  The node keeps what
+the backward walk in ``engine.py`` needs: the inputs, the output, and edges
+(``next_functions``) to the nodes that produced the inputs.
+
+Rules are written with the same operations they differentiate, so they are
+polymorphic: on plain NumPy arrays an Op just computes (that is how a backward pass
+runs fast), on tensors it records (that is how ``create_graph=True`` records the
+backward pass for second derivatives).
+"""
+import numpy as np
+
+from . import dtypes
+from .modes import state
+
+
+class Op:
+    """One operation: ``forward`` on arrays, and its derivative rules.
+
+    ``vjp``: one function per positional input, ``rule(g, y, *inputs, **params)``
+    returning that input's share of the gradient (None marks an input that never
+    gets one, such as ``where``'s condition).  ``jvp``: one function per input,
+    ``rule(t, y, *inputs, **params)`` giving the output's tangent caused by that input's
+    tangent ``t``.  Ops that take any number of inputs (``cat``) give ``vjp_all`` /
+    ``jvp_all`` instead, handling all inputs at once.
+    ``saves``: False for ops whose rules need only shapes (add, sum, view, ...), whose
+    graphs can therefore be walked again after a backward, as in torch.
+    ``safe``: False for ops that may produce inf/NaN (log, sqrt, division), whose
+    forward runs with NumPy's warnings silenced, as torch computes them silently.
+    """
+
+    def __init__(self, name, forward, vjp=None, jvp=None, *, vjp_all=None, jvp_all=None,
+                 saves=True, promote=False, safe=True, differentiable=True):
+        self.name = name
+        self.forward = forward
+        self.vjp = vjp
+        self.jvp = jvp
+        self.vjp_all = vjp_all
+        self.jvp_all = jvp_all
+        self.saves = saves
+        self.promote = promote
+        self.safe = safe
+        self.differentiable = differentiable
+
+    def __repr__(self):
+        return f"<Op {self.grad_name((), {})}>"
+
+    def grad_name(self, args, params):
+        return self.name(args, params) if callable(self.name) else self.name
+
+    def __call__(self, *args, **params):
+        for a in args:
+            if isinstance(a, Tensor):
+                return record(self, args, params)
+        if self.safe:
+            return self.forward(*args, **params)
+        with np.errstate(all="ignore"):
+            return self.forward(*args, **params)
+
+    # -- the derivative rules, asked for by the engine and by forward mode ----------
+    def vjps(self, g, y, args, params, wanted):
+        if self.vjp_all is not None:
+            return self.vjp_all(g, y, *args, **params)
+        return [rule(g, y, *args, **params) if want else None
+                for rule, want in zip(self.vjp, wanted)]
+
+    def tangent(self, tangents, y, args, params):
+        if self.jvp_all is not None:
+            return self.jvp_all(tangents, y, *args, **params)
+        out = None
+        for rule, t in zip(self.jvp, tangents):
+            if t is not None and rule is not None:
+                term = rule(t, y, *args, **params)
+                out = term if out is None else out + term
+        return out
+
+
+class Node:
+    """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it."""
+    __slots__ = ("op", "args", "params", "out", "next", "in_meta", "out_meta", "hooks",
+                 "retain", "freed", "_name", "__weakref__")
+
+    def __init__(self, op, args, params, out, nexts, name):
+        self.op = op
+        self.args = args
+        self.params = params
+        self.out = out
+        self.next = nexts
+        self.in_meta = tuple((a._data.shape, a._data.dtype) if n is not None else None
+                             for a, n in zip(args, nexts))
+        self.out_meta = (out.shape, out.dtype)
+        self.hooks = None
+        self.retain = None
+        self.freed = False
+        self._name = name
+
+    def name(self):
+        return self._name
+
+    def __repr__(self):
+        return f"<{self._name}>"
+
+    @property
+    def next_functions(self):
+        return tuple((n, 0) for n in self.next)
+
+    @property
+    def metadata(self):
+        return {}
+
+    def register_hook(self, fn):
+        raise NotImplementedError("autograd_lab supports hooks on tensors (Tensor.register_hook), "
+                                  "not on grad_fn nodes")
+
+    def saved(self, create_graph):
+        """The inputs and output as the rules want them: arrays for a plain backward,
+        the recorded tensors when the backward itself is being recorded."""
+        if create_graph:
+            y = Tensor._make(self.out)
+            y.grad_fn = self
+            return self.args, y
+        return [a._data if isinstance(a, Tensor) else a for a in self.args], self.out
+
+
+class AccumulateGrad:
+    """The node behind a leaf tensor that requires grad: where gradients end up."""
+    __slots__ = ("variable", "__weakref__")
+    next = ()
+    op = None
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return "<AccumulateGrad>"
+
+    @property
+    def next_functions(self):
+        return ()
+
+
+def edge(t):
+    """The node a gradient for tensor ``t`` flows into, or None."""
+    if t.grad_fn is not None:
+        return t.grad_fn
+    if t._requires_grad:
+        if t._accumulate is None:
+            t._accumulate = AccumulateGrad(t)
+        return t._accumulate
+    return None
+
+
+def record(op, args, params):
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if op.promote is True:
+        arrays = promote(arrays)
+    elif op.promote:                      # promote only the inputs from this index on
+        arrays[op.promote:] = promote(arrays[op.promote:])
+    try:
+        if op.safe:
+            out = op.forward(*arrays, **params)
+        else:
+            with np.errstate(all="ignore"):
+                out = op.forward(*arrays, **params)
+    except ValueError as e:
+        raise _shape_error(op, arrays, e) from None
+    return attach(op, args, params, out)
+
+
+def attach(op, args, params, out):
+    """Wrap a forward result as a tensor, and record how it was made."""
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    result = Tensor._make(out)
+    if state.grad_enabled and op.differentiable:
+        nexts = None
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor) and (a.grad_fn is not None or a._requires_grad):
+                if nexts is None:
+                    nexts = [None] * len(args)
+                nexts[i] = edge(a)
+        if nexts is not None:
+            result.grad_fn = Node(op, args, params, out, tuple(nexts),
+                                  op.grad_name(args, params))
+    if state.forward_level:
+        _push_tangent(op, args, params, result)
+    if state.counters:
+        for c in state.counters:
+            c.ops += 1
+    return result
+
+
+def _push_tangent(op, args, params, result):
+    """Forward mode: the output's tangent from the inputs' tangents (dual numbers)."""
+    tangents = [a._tangent if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents) or not op.differentiable:
+        return
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    with np.errstate(all="ignore"):
+        t = op.tangent(tangents, result._data, arrays, params)
+    if t is None:
+        return
+    t = np.asarray(t)
+    want = result._data.shape
+    if t.shape[t.ndim - len(want):] != want or t.ndim < len(want):
+        t = np.broadcast_to(t, t.shape[:max(0, t.ndim - len(want))] + want)
+    result._tangent = t.astype(result._data.dtype, copy=False) if result._data.dtype.kind == "f" else t
+
+
+def promote(arrays):
+    """Cast inputs to torch's result dtype (Python numbers stay numbers)."""
+    kinds = set()
+    scalars = False
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            kinds.add(a.dtype)
+        elif isinstance(a, (bool, int, float)):
+            scalars = True
+    if len(kinds) == 1:
+        d = next(iter(kinds))
+        if d.kind == "f" or not scalars:
+            return arrays
+    arrays = [a.item() if isinstance(a, np.generic) else a for a in arrays]
+    target = dtypes.result_type([a for a in arrays if isinstance(a, np.ndarray)],
+                                [a for a in arrays if isinstance(a, (bool, int, float))])
+    if target.kind == "f":
+        # a Python number meeting a float array is cast by NumPy to the array's dtype
+        return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target else a
+                for a in arrays]
+    return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target else
+            (np.asarray(a, dtype=target) if isinstance(a, (bool, int, float)) else a)
+            for a in arrays]
+
+
+def _shape_error(op, arrays, err):
+    """Turn NumPy's broadcasting error into torch's sentence, naming both shapes."""
+    shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
+    if "broadcast" in str(err) and len(shapes) >= 2:
+        a, b = shapes[0], shapes[1]
+        n = max(len(a), len(b))
+        pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+        for dim in range(n - 1, -1, -1):
+            if pa[dim] != pb[dim] and 1 not in (pa[dim], pb[dim]):
+                return RuntimeError(
+                    f"The size of tensor a ({pa[dim]}) must match the size of tensor b "
+                    f"({pb[dim]}) at non-singleton dimension {dim}. "
+                    f"Shapes {tuple(a)} and {tuple(b)} do not broadcast.")
+    return RuntimeError(f"{op.grad_name((), {}).replace('Backward0', '')}: {err}")
+
+
+from .tensor import Tensor  # noqa: E402  (Tensor and graph refer to each other)

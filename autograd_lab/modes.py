@@ -1,0 +1,132 @@
+"""Switches that change how operations are recorded: grad mode, anomaly detection,
+forward-mode levels, and the pass counter.  All of it is global state, read by the
+recording step in ``graph.py`` and by the engine; none of it is thread-local."""
+import functools
+
+
+class _State:
+    grad_enabled = True
+    anomaly = False
+    forward_level = 0   # >0 while al.func.jvp pushes tangents through operations
+    counters = ()        # active PassCounter objects
+
+
+state = _State()
+
+
+class _GradModeContext:
+    """Base for no_grad / enable_grad: a context manager that is also a decorator."""
+    mode = None
+
+    def __enter__(self):
+        self._prev = state.grad_enabled
+        state.grad_enabled = self.mode
+
+    def __exit__(self, *exc):
+        state.grad_enabled = self._prev
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return func(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Operations inside record no graph: results have ``requires_grad=False``."""
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Turn recording back on inside a ``no_grad`` block."""
+    mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    def __init__(self, mode):
+        self.mode = bool(mode)
+        self._prev = state.grad_enabled
+        state.grad_enabled = self.mode   # like torch, it takes effect when called
+
+    def __enter__(self):
+        pass
+
+    def __call__(self, func):
+        state.grad_enabled = self._prev
+        mode = self.mode
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+        return wrapper
+
+
+def is_grad_enabled():
+    return state.grad_enabled
+
+
+class detect_anomaly:
+    """Inside this block the engine checks every gradient a backward rule returns and
+    raises, naming the rule, at the first NaN."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        self._prev = state.anomaly
+        state.anomaly = self.check_nan
+
+    def __exit__(self, *exc):
+        state.anomaly = self._prev
+        return False
+
+
+def set_detect_anomaly(mode):
+    state.anomaly = bool(mode)
+
+
+def is_anomaly_enabled():
+    return state.anomaly
+
+
+class PassCounter:
+    """Counts what a computation costs, in passes and primitive operations.
+
+    >>> with al.autograd.count_passes() as c:
+    ...     J = al.autograd.functional.jacobian(f, x)
+    >>> c.backward            # one backward pass per output element
+    - ``forward``: evaluations of the user's function by the functional layer;
+    - ``backward``: walks of the graph (``backward`` or ``grad`` calls; a batched
+      ``grad`` is one walk);
+    - ``jvp``: forward-mode passes (each pushes one tangent, or one batch of them);
+    - ``ops``: primitive operations evaluated on tensors (forward and recorded backward).
+    """
+
+    def __init__(self):
+        self.forward = self.backward = self.jvp = self.ops = 0
+
+    def __enter__(self):
+        state.counters = state.counters + (self,)
+        return self
+
+    def __exit__(self, *exc):
+        state.counters = tuple(c for c in state.counters if c is not self)
+        return False
+
+    def as_dict(self):
+        return {"forward": self.forward, "backward": self.backward, "jvp": self.jvp, "ops": self.ops}
+
+    def __repr__(self):
+        return (f"PassCounter(forward={self.forward}, backward={self.backward}, "
+                f"jvp={self.jvp}, ops={self.ops})")
+
+
+count_passes = PassCounter
+
+
+def count(kind):
+    for c in state.counters:
+        setattr(c, kind, getattr(c, kind) + 1)

@@ -1,0 +1,38 @@
+"""``al.nn.functional``: activations and losses built from the rules table."""
+from .. import functions as _f
+from ..tensor import Tensor
+
+sigmoid = _f.sigmoid
+tanh = _f.tanh
+relu = _f.relu
+
+
+def softmax(input, dim=-1):
+    """exp(x) / sum(exp(x)), shifted by the (detached) maximum for stability."""
+    shifted = input - input.amax(dim, keepdim=True).detach()
+    e = shifted.exp()
+    return e / e.sum(dim, keepdim=True)
+
+
+def log_softmax(input, dim=-1):
+    shifted = input - input.amax(dim, keepdim=True).detach()
+    return shifted - shifted.exp().sum(dim, keepdim=True).log()
+
+
+def mse_loss(input, target, reduction="mean"):
+    if not isinstance(target, Tensor) or input.shape != target.shape:
+        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape "
+                         f"{tuple(getattr(target, 'shape', ()))} must match")
+    sq = (input - target) ** 2
+    if reduction == "mean":
+        return sq.mean()
+    if reduction == "sum":
+        return sq.sum()
+    if reduction == "none":
+        return sq
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def linear(input, weight, bias=None):
+    out = input @ weight.t()
+    return out if bias is None else out + bias

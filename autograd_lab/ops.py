@@ -1,0 +1,544 @@
+"""The rules table: every operation autograd_lab can differentiate.
+
+Each entry is one :class:`~autograd_lab.graph.Op`:
+
+* a **forward** on NumPy arrays;
+* a **VJP rule** per input, ``(g, y, *inputs) -> gradient for that input``: ``g`` is the
+  gradient arriving at the output ``y`` (dL/dy); the rule returns g times the
+  Jacobian of y with respect to that input (dL/dinput);
+* a **JVP rule** per input, ``(t, y, *inputs) -> tangent of y``: what a small change
+  ``t`` of that input does to the output, for forward mode.
+
+Rules are written with the operations of this table, so a rule applied to tensors is
+itself recorded, and second derivatives come for free.  Rules only see the output's
+own shape; the engine sums a gradient back to a broadcast input's shape
+(``sum_to``) and handles a leading batch of seeds, so every rule reads right-aligned:
+``g`` may carry extra leading dimensions (one per batched seed) and rules index axes
+from the end.
+"""
+import math
+
+import numpy as np
+
+from . import dtypes
+from .graph import Op
+from .tensor import Tensor, _key
+
+
+# -- helpers the rules share -------------------------------------------------------
+def _neg_dims(dim, ndim):
+    """Dimensions as negative indices, so they still point at the right axes when a
+    batch of seeds adds leading dimensions."""
+    if dim is None:
+        return tuple(range(-ndim, 0))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    out = []
+    for d in dims:
+        if not -ndim <= d < max(ndim, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})")
+        out.append(d - ndim if d >= 0 else d)
+    return tuple(sorted(out))
+
+
+def _lead(g, y):
+    """The batch dimensions a gradient carries in front of its tensor's shape."""
+    return g.shape[:g.ndim - y.ndim]
+
+
+def _unreduce(g, x, dim, keepdim):
+    """Spread a reduction's gradient back over the reduced input's shape."""
+    dims = _neg_dims(dim, x.ndim)
+    if not keepdim and dims:
+        g = unsqueeze(g, dims)
+    return expand(g, x.shape)
+
+
+def _reduce_name(base):
+    return lambda args, p: f"{base}Backward{0 if p.get('dim') is None else 1}"
+
+
+# -- arithmetic (inputs are promoted to a common dtype, as in torch) --------------------
+add = Op("AddBackward0", np.add,
+         vjp=(lambda g, y, a, b: g,
+              lambda g, y, a, b: g),
+         jvp=(lambda t, y, a, b: t,
+              lambda t, y, a, b: t),
+         saves=False, promote=True)
+
+sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else "SubBackward0",
+         np.subtract,
+         vjp=(lambda g, y, a, b: g,
+              lambda g, y, a, b: -g),
+         jvp=(lambda t, y, a, b: t,
+              lambda t, y, a, b: -t),
+         saves=False, promote=True)
+
+mul = Op("MulBackward0", np.multiply,
+         vjp=(lambda g, y, a, b: g * b,
+              lambda g, y, a, b: g * a),
+         jvp=(lambda t, y, a, b: t * b,
+              lambda t, y, a, b: a * t),
+         promote=True)
+
+div = Op("DivBackward0", np.true_divide,
+         vjp=(lambda g, y, a, b: g / b,
+              lambda g, y, a, b: -g * y / b),
+         jvp=(lambda t, y, a, b: t / b,
+              lambda t, y, a, b: -t * y / b),
+         promote=True, safe=False)
+
+neg = Op("NegBackward0", np.negative,
+         vjp=(lambda g, y, x: -g,),
+         jvp=(lambda t, y, x: -t,),
+         saves=False)
+
+
+def _pow_base(g, y, a, b):
+    # d(a^b)/da = b a^(b-1); torch defines it as 0 where b == 0 (even at a == 0)
+    return where(b == 0, 0.0, g * b * a ** (b - 1))
+
+
+def _pow_exponent(g, y, a, b):
+    # d(a^b)/db = a^b log(a); torch defines it as 0 where a == 0 and b >= 0
+    return where((a == 0) & (b >= 0), 0.0, g * y * log(a))
+
+
+pow = Op(lambda args, p: ("PowBackward1" if isinstance(args[1], Tensor) else "PowBackward0")
+         if isinstance(args[0], Tensor) else "PowBackward2",
+         np.power,
+         vjp=(_pow_base, _pow_exponent),
+         jvp=(_pow_base, _pow_exponent),
+         promote=True, safe=False)
+
+
+def _max_share(a, b):
+    """Where the two inputs tie, maximum/minimum split the gradient evenly (as torch)."""
+    return (a > b) + (a == b) * 0.5
+
+
+maximum = Op("MaximumBackward0", np.maximum,
+             vjp=(lambda g, y, a, b: g * _max_share(a, b),
+                  lambda g, y, a, b: g * _max_share(b, a)),
+             jvp=(lambda t, y, a, b: t * _max_share(a, b),
+                  lambda t, y, a, b: t * _max_share(b, a)),
+             promote=True)
+
+minimum = Op("MinimumBackward0", np.minimum,
+             vjp=(lambda g, y, a, b: g * _max_share(b, a),
+                  lambda g, y, a, b: g * _max_share(a, b)),
+             jvp=(lambda t, y, a, b: t * _max_share(b, a),
+                  lambda t, y, a, b: t * _max_share(a, b)),
+             promote=True)
+
+
+# -- selection: the mask routes the gradient, and gets none itself -----------------
+where = Op("WhereBackward0", np.where,
+           vjp=(None,                                   # the condition: no gradient, ever
+                lambda g, y, cond, a, b: where(cond, g, 0.0),
+                lambda g, y, cond, a, b: where(cond, 0.0, g)),
+           jvp=(None,
+                lambda t, y, cond, a, b: where(cond, t, 0.0),
+                lambda t, y, cond, a, b: where(cond, 0.0, t)),
+           promote=1)
+
+
+def _clamp_forward(x, min=None, max=None):
+    return np.clip(x, min, max)
+
+
+def _clamp_pass(x, min, max):
+    """1 where clamp passes x through (min <= x <= max), 0 where it clips."""
+    inside = True
+    if min is not None:
+        inside = inside & (x >= min)
+    if max is not None:
+        inside = inside & (x <= max)
+    return inside
+
+
+clamp = Op("ClampBackward1", _clamp_forward,
+           vjp=(lambda g, y, x, min=None, max=None: g * _clamp_pass(x, min, max),),
+           jvp=(lambda t, y, x, min=None, max=None: t * _clamp_pass(x, min, max),))
+
+relu = Op("ReluBackward0", lambda x: np.maximum(x, 0),
+          vjp=(lambda g, y, x: g * (x > 0),),
+          jvp=(lambda t, y, x: t * (x > 0),))
+
+
+# -- elementwise functions ------------------------------------------------------------
+exp = Op("ExpBackward0", np.exp,
+         vjp=(lambda g, y, x: g * y,),
+         jvp=(lambda t, y, x: t * y,),
+         safe=False)
+
+log = Op("LogBackward0", np.log,
+         vjp=(lambda g, y, x: g / x,),
+         jvp=(lambda t, y, x: t / x,),
+         safe=False)
+
+sqrt = Op("SqrtBackward0", np.sqrt,
+          vjp=(lambda g, y, x: g / (2 * y),),
+          jvp=(lambda t, y, x: t / (2 * y),),
+          safe=False)
+
+sin = Op("SinBackward0", np.sin,
+         vjp=(lambda g, y, x: g * cos(x),),
+         jvp=(lambda t, y, x: t * cos(x),))
+
+cos = Op("CosBackward0", np.cos,
+         vjp=(lambda g, y, x: -g * sin(x),),
+         jvp=(lambda t, y, x: -t * sin(x),))
+
+tanh = Op("TanhBackward0", np.tanh,
+          vjp=(lambda g, y, x: g * (1 - y * y),),
+          jvp=(lambda t, y, x: t * (1 - y * y),))
+
+sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
+             vjp=(lambda g, y, x: g * y * (1 - y),),
+             jvp=(lambda t, y, x: t * y * (1 - y),),
+             safe=False)
+
+abs = Op("AbsBackward0", np.abs,
+         vjp=(lambda g, y, x: g * sign(x),),
+         jvp=(lambda t, y, x: t * sign(x),))
+
+# piecewise-constant functions: defined derivative zero (a gradient of zeros, not none)
+_zero_rule = (lambda g, y, x: g * 0,)
+sign = Op("SignBackward0", np.sign, vjp=_zero_rule, jvp=_zero_rule)
+floor = Op("FloorBackward0", np.floor, vjp=_zero_rule, jvp=_zero_rule)
+ceil = Op("CeilBackward0", np.ceil, vjp=_zero_rule, jvp=_zero_rule)
+round = Op("RoundBackward0", np.round, vjp=_zero_rule, jvp=_zero_rule)
+
+
+# -- comparisons and logic: bool results, never differentiable ------------------------
+def _compare(ufunc):
+    return Op(ufunc.__name__, ufunc, promote=True, differentiable=False)
+
+
+gt, ge, lt, le = _compare(np.greater), _compare(np.greater_equal), _compare(np.less), _compare(np.less_equal)
+eq, ne = _compare(np.equal), _compare(np.not_equal)
+logical_and, logical_or = _compare(np.logical_and), _compare(np.logical_or)
+logical_xor = _compare(np.logical_xor)
+logical_not = Op("logical_not", np.logical_not, differentiable=False)
+bitwise_and = Op("bitwise_and", np.bitwise_and, promote=True, differentiable=False)
+bitwise_or = Op("bitwise_or", np.bitwise_or, promote=True, differentiable=False)
+bitwise_not = Op("bitwise_not", np.invert, differentiable=False)
+isnan = Op("isnan", np.isnan, differentiable=False)
+isinf = Op("isinf", np.isinf, differentiable=False)
+isfinite = Op("isfinite", np.isfinite, differentiable=False)
+argmax = Op("argmax", lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
+            differentiable=False)
+argmin = Op("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
+            differentiable=False)
+
+
+# -- reductions -----------------------------------------------------------------------
+def _sum_forward(x, dim=None, keepdim=False):
+    out = np.sum(x, axis=_axes(dim), keepdims=keepdim)
+    return out.astype(np.int64) if x.dtype.kind in "biu" else out
+
+
+def _axes(dim):
+    return tuple(dim) if isinstance(dim, list) else dim
+
+
+sum = Op(_reduce_name("Sum"), _sum_forward,
+         vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g, x, dim, keepdim),),
+         jvp=(lambda t, y, x, dim=None, keepdim=False: sum(t, _neg_dims(dim, x.ndim), keepdim),),
+         saves=False)
+
+
+def _mean_forward(x, dim=None, keepdim=False):
+    if x.dtype.kind != "f":
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {x.dtype.name.capitalize()}")
+    return np.mean(x, axis=_axes(dim), keepdims=keepdim, dtype=x.dtype)
+
+
+mean = Op(_reduce_name("Mean"), _mean_forward,
+          vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g, x, dim, keepdim) * (math.prod(y.shape) / math.prod(x.shape)),),
+          jvp=(lambda t, y, x, dim=None, keepdim=False: mean(t, _neg_dims(dim, x.ndim), keepdim),),
+          saves=False)
+
+
+def _norm_forward(x, dim=None, keepdim=False):
+    return np.sqrt(np.sum(x * x, axis=_axes(dim), keepdims=keepdim))
+
+
+norm = Op("LinalgVectorNormBackward0", _norm_forward,
+          # d|x|/dx = x / |x|, and torch's choice of 0 at x = 0
+          vjp=(lambda g, y, x, dim=None, keepdim=False:
+               _unreduce(where(y == 0, 0.0, g / y), x, dim, keepdim) * x,),
+          jvp=(lambda t, y, x, dim=None, keepdim=False:
+               where(y == 0, 0.0, sum(t * x, _neg_dims(dim, x.ndim), keepdim) / y),),
+          safe=False)
+
+
+def _amax_share(x, y, dim, keepdim):
+    """Where several entries share the maximum, they share its gradient evenly."""
+    hit = x == _unreduce(y, x, dim, keepdim)
+    return hit / _unreduce(sum(hit, _neg_dims(dim, x.ndim), keepdim), x, dim, keepdim)
+
+
+amax = Op(lambda args, p: "MaxBackward1" if p.get("dim") is None else "AmaxBackward0",
+          lambda x, dim=None, keepdim=False: np.amax(x, axis=_axes(dim), keepdims=keepdim),
+          vjp=(lambda g, y, x, dim=None, keepdim=False:
+               _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim),),
+          jvp=(lambda t, y, x, dim=None, keepdim=False:
+               sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
+
+amin = Op(lambda args, p: "MinBackward1" if p.get("dim") is None else "AminBackward0",
+          lambda x, dim=None, keepdim=False: np.amin(x, axis=_axes(dim), keepdims=keepdim),
+          vjp=(lambda g, y, x, dim=None, keepdim=False:
+               _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim),),
+          jvp=(lambda t, y, x, dim=None, keepdim=False:
+               sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
+
+
+# -- shapes: these move numbers around, so their rules move gradients back --------------
+def _reshape_forward(x, shape):
+    try:
+        return np.reshape(x, shape)
+    except ValueError:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
+
+
+reshape = Op("ViewBackward0", _reshape_forward,
+             vjp=(lambda g, y, x, shape: reshape(g, _lead(g, y) + x.shape),),
+             jvp=(lambda t, y, x, shape: reshape(t, _lead(t, x) + y.shape),),
+             saves=False)
+
+
+def _swap(x, dim0, dim1):
+    return np.swapaxes(x, dim0, dim1)
+
+
+def _swap_rules():
+    # dims are stored negative (see _transpose_dims), so they are batch-safe as they are
+    return dict(vjp=(lambda g, y, x, dim0, dim1: transpose(g, dim0, dim1),),
+                jvp=(lambda t, y, x, dim0, dim1: transpose(t, dim0, dim1),), saves=False)
+
+
+transpose = Op("TransposeBackward0", _swap, **_swap_rules())
+t = Op("TBackward0", _swap, **_swap_rules())
+
+
+def _permute_forward(x, dims):
+    lead = x.ndim - len(dims)
+    return np.transpose(x, tuple(range(lead)) + tuple(lead + d % len(dims) for d in dims))
+
+
+permute = Op("PermuteBackward0", _permute_forward,
+             vjp=(lambda g, y, x, dims: permute(g, tuple(np.argsort([d % len(dims) for d in dims]))),),
+             jvp=(lambda t, y, x, dims: permute(t, dims),),
+             saves=False)
+
+unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
+               vjp=(lambda g, y, x, dim: squeeze(g, dim),),
+               jvp=(lambda t, y, x, dim: unsqueeze(t, dim),),
+               saves=False)
+
+squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else "SqueezeBackward1",
+             lambda x, dim=None: np.squeeze(x, dim),
+             vjp=(lambda g, y, x, dim=None: reshape(g, _lead(g, y) + x.shape),),
+             jvp=(lambda t, y, x, dim=None: reshape(t, _lead(t, x) + y.shape),),
+             saves=False)
+
+
+def _expand_forward(x, shape):
+    """Broadcast the trailing dimensions of x to ``shape``, keeping any extra leading ones."""
+    lead = x.shape[:max(0, x.ndim - len(shape))]
+    full = tuple(s if s != -1 else x.shape[x.ndim - len(shape) + i]
+                 for i, s in enumerate(shape))
+    return np.broadcast_to(x, lead + full)
+
+
+expand = Op("ExpandBackward0", _expand_forward,
+            vjp=(lambda g, y, x, shape: sum_to(g, x.shape, lead=g.ndim - y.ndim),),
+            jvp=(lambda t, y, x, shape: expand(t, shape),),
+            saves=False)
+
+
+def _sum_to_forward(x, shape, lead=0):
+    """Sum x down to ``x.shape[:lead] + shape``: undo broadcasting, keep batch dims."""
+    extra = x.ndim - lead - len(shape)
+    axes = tuple(range(lead, lead + extra)) + tuple(
+        lead + extra + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + extra + i] != 1)
+    out = np.sum(x, axis=axes, keepdims=True) if axes else x
+    return out.reshape(x.shape[:lead] + tuple(shape))
+
+
+def _sum_to_vjp(g, y, x, shape, lead=0):
+    middle = tuple(range(lead - x.ndim, -len(shape))) if x.ndim - lead > len(shape) else ()
+    return expand(unsqueeze(g, middle) if middle else g, x.shape)
+
+
+sum_to = Op("SumToSizeBackward0", _sum_to_forward,
+            vjp=(_sum_to_vjp,),
+            jvp=(lambda t, y, x, shape, lead=0: sum_to(t, shape, lead=t.ndim - x.ndim + lead),),
+            saves=False)
+
+
+def _index_forward(x, key, lead=0):
+    return x[(slice(None),) * lead + key] if lead else x[key]
+
+
+def _index_name(args, p):
+    key = p["key"]
+    if all(isinstance(k, (int, np.integer)) for k in key):
+        return "SelectBackward0"
+    if all(isinstance(k, slice) or k is Ellipsis for k in key):
+        return "SliceBackward0"
+    return "IndexBackward0"
+
+
+index = Op(_index_name, _index_forward,
+           vjp=(lambda g, y, x, key, lead=0:
+                scatter(g, x.shape[lead:], key, lead=g.ndim - y.ndim + lead),),
+           jvp=(lambda t, y, x, key, lead=0: index(t, key, lead=t.ndim - x.ndim + lead),),
+           saves=False)
+
+
+def _scatter_forward(g, shape, key, lead=0):
+    """Zeros of ``shape`` with g added at ``key`` (repeated indices add up)."""
+    out = np.zeros(g.shape[:lead] + tuple(shape), dtype=g.dtype)
+    full = (slice(None),) * lead + key
+    if any(isinstance(k, np.ndarray) for k in key):
+        spelled = []                      # np.add.at wants integer indices, not masks
+        for k in full:
+            spelled.extend(np.nonzero(k) if isinstance(k, np.ndarray) and k.dtype == bool else (k,))
+        np.add.at(out, tuple(spelled), g)
+    else:
+        out[full] = g
+    return out
+
+
+scatter = Op("IndexPutBackward0", _scatter_forward,
+             vjp=(lambda g, y, x, shape, key, lead=0: index(g, key, lead=g.ndim - y.ndim + lead),),
+             jvp=(lambda t, y, x, shape, key, lead=0: scatter(t, shape, key, lead=t.ndim - x.ndim + lead),),
+             saves=False)
+
+
+def _along(dim, ndim, k):
+    """An index picking ``k`` (an int or a slice) along dimension ``dim``, batch-safe."""
+    d = _neg_dims(dim, ndim)[0]
+    return (Ellipsis, k) + (slice(None),) * (-d - 1)
+
+
+def _cat_vjp(g, y, *xs, dim=0):
+    grads, start = [], 0
+    for x in xs:
+        n = x.shape[dim]
+        grads.append(index(g, _along(dim, y.ndim, slice(start, start + n))))
+        start += n
+    return grads
+
+
+def _cat_jvp(ts, y, *xs, dim=0):
+    lead = next(_lead(t, x) for t, x in zip(ts, xs) if t is not None)
+    parts = [t if t is not None else np.zeros(lead + x.shape, y.dtype) for t, x in zip(ts, xs)]
+    return cat(*parts, dim=_neg_dims(dim, y.ndim)[0])
+
+
+def _cat_forward(*xs, dim=0):
+    return np.concatenate(xs, axis=dim)
+
+
+cat = Op("CatBackward0", _cat_forward, vjp_all=_cat_vjp, jvp_all=_cat_jvp,
+         saves=False, promote=True)
+
+
+def _stack_jvp(ts, y, *xs, dim=0):
+    lead = next(_lead(t, x) for t, x in zip(ts, xs) if t is not None)
+    parts = [t if t is not None else np.zeros(lead + x.shape, y.dtype) for t, x in zip(ts, xs)]
+    return stack(*parts, dim=_neg_dims(dim, y.ndim)[0])
+
+
+stack = Op("StackBackward0", lambda *xs, dim=0: np.stack(xs, axis=dim),
+           vjp_all=lambda g, y, *xs, dim=0: [index(g, _along(dim, y.ndim, i)) for i in range(len(xs))],
+           jvp_all=_stack_jvp,
+           saves=False, promote=True)
+
+
+def _to_forward(x, dtype):
+    return x.astype(dtypes.to_numpy(dtype))
+
+
+to = Op("ToCopyBackward0", _to_forward,
+        vjp=(lambda g, y, x, dtype: to(g, x.dtype),),
+        jvp=(lambda t, y, x, dtype: to(t, dtype),),
+        saves=False)
+
+clone = Op("CloneBackward0", np.array,
+           vjp=(lambda g, y, x: g,),
+           jvp=(lambda t, y, x: t,),
+           saves=False)
+
+
+# -- products ---------------------------------------------------------------------------
+def _matmul_forward(a, b):
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{a.ndim}D and {b.ndim}D")
+    k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if k_a != k_b:
+        if a.ndim == 1 and b.ndim == 1:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{k_a}] and src [{k_b}] to "
+                               f"have the same number of elements, but got {k_a} and {k_b} elements "
+                               "respectively")
+        if a.ndim == 2 and b.ndim == 1:
+            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
+                               f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
+        sa, sb = "x".join(map(str, a.shape[-2:] if a.ndim > 1 else (1,) + a.shape)), \
+            "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+    return np.matmul(a, b)
+
+
+def _mT(x):
+    return transpose(x, -1, -2)
+
+
+def _matmul_vjp_a(g, y, a, b):
+    if b.ndim == 1:                                   # y = a @ b contracts b's only axis
+        return unsqueeze(g, -1) * b
+    if a.ndim == 1:                                   # a is a row vector in disguise
+        return squeeze(matmul(unsqueeze(g, -2), _mT(b)), -2)
+    return matmul(g, _mT(b))
+
+
+def _matmul_vjp_b(g, y, a, b):
+    if b.ndim == 1:
+        if a.ndim == 1:
+            return unsqueeze(g, -1) * a
+        return squeeze(matmul(unsqueeze(g, -2), a), -2)
+    if a.ndim == 1:
+        return unsqueeze(a, -1) * unsqueeze(g, -2)
+    return matmul(_mT(a), g)
+
+
+def _matmul_name(args, p):
+    a, b = (x.ndim for x in args)
+    return {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0"}.get(
+        (a, b), "MmBackward0" if a <= 2 and b <= 2 else "BmmBackward0")
+
+
+matmul = Op(_matmul_name, _matmul_forward,
+            vjp=(_matmul_vjp_a, _matmul_vjp_b),
+            jvp=(lambda t, y, a, b: matmul(t, b),
+                 lambda t, y, a, b: matmul(a, t)))
+
+
+# -- entries of the table that other parts of the package look up by name --------------
+def table():
+    """Every Op in this module, by its Python name (for the book's rules table)."""
+    return {name: op for name, op in globals().items() if isinstance(op, Op)}
+
+
+def key_of(key):
+    """Normalise an index for ``index``: always a tuple, tensors turned into arrays."""
+    key = _key(key)
+    return key if isinstance(key, tuple) else (key,)

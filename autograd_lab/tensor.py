@@ -1,0 +1,552 @@
+"""The Tensor: a NumPy array plus what autograd needs to know about it.
+
+A tensor holds its numbers in ``_data`` (a NumPy array).  A *leaf* is a tensor the
+user made; if it ``requires_grad``, backward accumulates into its ``.grad``.  A tensor
+computed from others carries ``grad_fn``, the graph node that made it.  Every
+arithmetic method below just calls an operation from ``ops.py``, where each operation's
+forward and derivative rules live together.
+"""
+import warnings
+
+import numpy as np
+
+from . import dtypes
+from .modes import state
+
+
+class Tensor:
+    # attributes that most tensors never set live on the class, so making a tensor is cheap
+    grad_fn = None
+    _requires_grad = False
+    _grad = None
+    _accumulate = None      # the AccumulateGrad node of a leaf that requires grad
+    _hooks = None           # hooks of a leaf (a non-leaf keeps them on its grad_fn)
+    _retains_grad = False
+    _tangent = None         # forward mode: the tangent carried with this value
+    __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__
+
+    def __init__(self, *args, dtype=None, requires_grad=False):
+        # the 2018-era constructor: al.Tensor([[1, 2]]) or al.Tensor(2, 3)
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = np.array(_unwrap(args[0]), dtype=dtypes.to_numpy(dtype) or dtypes.DEFAULT_FLOAT)
+        else:
+            data = np.zeros(tuple(args), dtype=dtypes.to_numpy(dtype) or dtypes.DEFAULT_FLOAT)
+        self._data = data
+        if requires_grad:
+            self.requires_grad = True
+
+    @classmethod
+    def _make(cls, array):
+        t = object.__new__(Tensor)
+        t._data = array
+        return t
+
+    # -- what it is ------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._data.shape
+
+    def size(self, dim=None):
+        return self._data.shape if dim is None else self._data.shape[dim]
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy(self._data.dtype)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def device(self):
+        return "cpu"
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self):
+        return self.grad_fn is not None or self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        if self.grad_fn is not None:
+            if not flag:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return
+        if flag and self._data.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               f"gradients (this tensor is {self.dtype!r}; make it with "
+                               "dtype=al.float32 or call .float() first)")
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{value.dtype!r}' to a tensor "
+                    f"with dtype '{self.dtype!r}'. Please ensure that the gradient and the "
+                    "tensor have the same dtype")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def data(self):
+        """The same numbers, detached from the graph (shares memory, as in torch)."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+
+    # -- graph ------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .engine import backward
+        backward(self, gradient, retain_graph, create_graph,
+                 inputs=None if inputs is None else (inputs if isinstance(inputs, (list, tuple)) else [inputs]))
+
+    def retain_grad(self):
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None and not self._retains_grad:
+            self._retains_grad = True
+            import weakref
+            self.grad_fn.retain = weakref.ref(self)
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when the gradient with respect to this tensor is computed;
+        a returned tensor replaces the gradient.  Returns a handle with ``remove()``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            if self.grad_fn.hooks is None:
+                self.grad_fn.hooks = []
+            hooks = self.grad_fn.hooks
+        else:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+    def detach(self):
+        return Tensor._make(self._data)
+
+    def detach_(self):
+        if self.grad_fn is not None:
+            self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # -- leaving autograd_lab ----------------------------------------------------
+    def numpy(self):
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data)
+
+    def __float__(self):
+        return float(self._scalar())
+
+    def __int__(self):
+        return int(self._scalar())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._scalar())
+
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.item()
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __repr__(self):
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self._data.item(), spec)
+        return format(repr(self), spec)
+
+    __hash__ = object.__hash__
+
+    def __reduce__(self):
+        raise TypeError("autograd_lab tensors are not picklable; save t.detach().numpy() instead")
+
+    # -- arithmetic: every operator is a row of the rules table (ops.py) -------------
+    def __add__(self, other): return ops.add(self, other)
+    def __radd__(self, other): return ops.add(other, self)
+    def __sub__(self, other): return ops.sub(self, other)
+    def __rsub__(self, other): return ops.sub(other, self)
+    def __mul__(self, other): return ops.mul(self, other)
+    def __rmul__(self, other): return ops.mul(other, self)
+    def __truediv__(self, other): return ops.div(self, other)
+    def __rtruediv__(self, other): return ops.div(other, self)
+    def __pow__(self, other): return ops.pow(self, other)
+    def __rpow__(self, other): return ops.pow(other, self)
+    def __matmul__(self, other): return ops.matmul(self, _as_tensor(other))
+    def __rmatmul__(self, other): return ops.matmul(_as_tensor(other), self)
+    def __neg__(self): return ops.neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return ops.abs(self)
+    def __gt__(self, other): return ops.gt(self, other)
+    def __ge__(self, other): return ops.ge(self, other)
+    def __lt__(self, other): return ops.lt(self, other)
+    def __le__(self, other): return ops.le(self, other)
+    def __eq__(self, other): return ops.eq(self, other)
+    def __ne__(self, other): return ops.ne(self, other)
+    def __and__(self, other): return ops.bitwise_and(self, other)
+    def __rand__(self, other): return ops.bitwise_and(other, self)
+    def __or__(self, other): return ops.bitwise_or(self, other)
+    def __ror__(self, other): return ops.bitwise_or(other, self)
+    def __invert__(self): return ops.bitwise_not(self)
+
+    def __getitem__(self, key):
+        return ops.index(self, key=ops.key_of(key))
+
+    # -- math methods ----------------------------------------------------------------
+    def exp(self): return ops.exp(self)
+    def log(self): return ops.log(self)
+    def sqrt(self): return ops.sqrt(self)
+    def abs(self): return ops.abs(self)
+    def sin(self): return ops.sin(self)
+    def cos(self): return ops.cos(self)
+    def tanh(self): return ops.tanh(self)
+    def sigmoid(self): return ops.sigmoid(self)
+    def relu(self): return ops.relu(self)
+    def sign(self): return ops.sign(self)
+    def floor(self): return ops.floor(self)
+    def ceil(self): return ops.ceil(self)
+    def round(self): return ops.round(self)
+    def neg(self): return ops.neg(self)
+    def pow(self, exponent): return ops.pow(self, exponent)
+    def add(self, other): return ops.add(self, other)
+    def sub(self, other): return ops.sub(self, other)
+    def mul(self, other): return ops.mul(self, other)
+    def div(self, other): return ops.div(self, other)
+    def clamp(self, min=None, max=None): return _clamp(self, min, max)
+    clip = clamp
+    def maximum(self, other): return ops.maximum(self, other)
+    def minimum(self, other): return ops.minimum(self, other)
+    def isnan(self): return ops.isnan(self)
+    def isfinite(self): return ops.isfinite(self)
+    def isinf(self): return ops.isinf(self)
+    def logical_not(self): return ops.logical_not(self)
+    def logical_and(self, other): return ops.logical_and(self, other)
+    def logical_or(self, other): return ops.logical_or(self, other)
+
+    def sum(self, dim=None, keepdim=False):
+        return ops.sum(self, dim=_dims(dim), keepdim=keepdim)
+
+    def mean(self, dim=None, keepdim=False):
+        return ops.mean(self, dim=_dims(dim), keepdim=keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        if p not in ("fro", 2, 2.0):
+            raise NotImplementedError(f"autograd_lab implements the 2-norm only, not p={p!r}")
+        return ops.norm(self, dim=_dims(dim), keepdim=keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        if dim is None:
+            return ops.amax(self)
+        return _MinMax(ops.amax(self, dim=dim, keepdim=keepdim), ops.argmax(self, dim=dim, keepdim=keepdim))
+
+    def min(self, dim=None, keepdim=False):
+        if dim is None:
+            return ops.amin(self)
+        return _MinMax(ops.amin(self, dim=dim, keepdim=keepdim), ops.argmin(self, dim=dim, keepdim=keepdim))
+
+    def amax(self, dim=None, keepdim=False): return ops.amax(self, dim=_dims(dim), keepdim=keepdim)
+    def amin(self, dim=None, keepdim=False): return ops.amin(self, dim=_dims(dim), keepdim=keepdim)
+    def argmax(self, dim=None, keepdim=False): return ops.argmax(self, dim=dim, keepdim=keepdim)
+    def argmin(self, dim=None, keepdim=False): return ops.argmin(self, dim=dim, keepdim=keepdim)
+
+    # -- shape -----------------------------------------------------------------------
+    def reshape(self, *shape):
+        return ops.reshape(self, shape=_shape(shape, self._data.size))
+
+    view = reshape
+
+    def view_as(self, other): return self.reshape(other.shape)
+    def reshape_as(self, other): return self.reshape(other.shape)
+
+    def flatten(self):
+        return self.reshape(-1)
+
+    def transpose(self, dim0, dim1):
+        n = self._data.ndim
+        return ops.transpose(self, dim0=_neg(dim0, n), dim1=_neg(dim1, n))
+
+    def t(self):
+        if self._data.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
+        return ops.t(self, dim0=-1, dim1=-2) if self._data.ndim == 2 else self
+
+    @property
+    def T(self):
+        return ops.permute(self, dims=tuple(range(self._data.ndim))[::-1]) if self._data.ndim > 1 else self
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    def permute(self, *dims):
+        dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        return ops.permute(self, dims=dims)
+
+    def unsqueeze(self, dim):
+        return ops.unsqueeze(self, dim=_neg(dim, self._data.ndim + 1))
+
+    def squeeze(self, dim=None):
+        if dim is not None and self._data.shape[dim] != 1:
+            return self
+        return ops.squeeze(self, dim=None if dim is None else _neg(dim, self._data.ndim))
+
+    def expand(self, *shape):
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return ops.expand(self, shape=shape)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def mm(self, other): return _mm(self, other)
+    def matmul(self, other): return ops.matmul(self, other)
+    def dot(self, other): return _dot(self, other)
+
+    # -- copies and casts ---------------------------------------------------------------
+    def clone(self): return ops.clone(self)
+
+    def to(self, dtype, *args, **kwargs):
+        if isinstance(dtype, str) and dtype == "cpu":
+            return self
+        return self if dtypes.to_numpy(dtype) == self._data.dtype else ops.to(self, dtype=dtypes.to_numpy(dtype))
+
+    def type(self, dtype=None):
+        return self.dtype if dtype is None else self.to(dtype)
+
+    def float(self): return self.to(dtypes.float32)
+    def double(self): return self.to(dtypes.float64)
+    def long(self): return self.to(dtypes.int64)
+    def int(self): return self.to(dtypes.int32)
+    def bool(self): return self.to(dtypes.bool_)
+    def cpu(self): return self
+
+    # -- in place (for tensors outside the graph, as torch allows) ---------------
+    def _check_inplace(self):
+        if state.grad_enabled and self.grad_fn is None and self._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if state.grad_enabled and self.grad_fn is not None:
+            raise RuntimeError(
+                "autograd_lab does not record in-place operations on tensors that are part of a "
+                "graph; write y = y + 1 instead of y += 1, or use al.where / al.cat to build a "
+                "new tensor.")
+
+    def _inplace(self, ufunc, other):
+        self._check_inplace()
+        other = other._data if isinstance(other, Tensor) else other
+        try:
+            ufunc(self._data, other, out=self._data, casting="same_kind")
+        except (ValueError, TypeError) as e:
+            raise RuntimeError(f"in-place {ufunc.__name__} failed: {e}") from None
+        return self
+
+    def zero_(self):
+        self._check_inplace()
+        self._data[...] = 0
+        return self
+
+    def fill_(self, value):
+        self._check_inplace()
+        self._data[...] = value._data if isinstance(value, Tensor) else value
+        return self
+
+    def copy_(self, src):
+        return self.fill_(src)
+
+    def add_(self, other, alpha=1):
+        return self._inplace(np.add, other if alpha == 1 else other * alpha)
+
+    def sub_(self, other, alpha=1):
+        return self._inplace(np.subtract, other if alpha == 1 else other * alpha)
+
+    def mul_(self, other):
+        return self._inplace(np.multiply, other)
+
+    def div_(self, other):
+        return self._inplace(np.true_divide, other)
+
+    def __iadd__(self, other):
+        return self.add_(other) if not self.requires_grad or not state.grad_enabled else self._out_of_place(self + other)
+
+    def __isub__(self, other):
+        return self.sub_(other) if not self.requires_grad or not state.grad_enabled else self._out_of_place(self - other)
+
+    def __imul__(self, other):
+        return self.mul_(other) if not self.requires_grad or not state.grad_enabled else self._out_of_place(self * other)
+
+    def __itruediv__(self, other):
+        return self.div_(other) if not self.requires_grad or not state.grad_enabled else self._out_of_place(self / other)
+
+    def _out_of_place(self, result):
+        # torch rebases the graph in place; autograd_lab rebinds the name to a new tensor
+        if self.grad_fn is None:
+            self._check_inplace()
+        return result
+
+    def __setitem__(self, key, value):
+        self._check_inplace()
+        self._data[_key(key)] = value._data if isinstance(value, Tensor) else value
+
+
+class _HookHandle:
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class _MinMax(tuple):
+    """(values, indices), as torch's max(dim) returns them."""
+    def __new__(cls, values, indices):
+        return super().__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+
+def _neg(dim, ndim):
+    if not -max(ndim, 1) <= dim < max(ndim, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {dim})")
+    return dim - ndim if dim >= 0 else dim
+
+
+def _dims(dim):
+    return tuple(dim) if isinstance(dim, list) else dim
+
+
+def _shape(shape, size):
+    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
+    return tuple(int(s) for s in shape)
+
+
+def _as_tensor(x):
+    return x if isinstance(x, Tensor) else Tensor._make(np.asarray(_unwrap(x)))
+
+
+def _clamp(x, min, max):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return ops.clamp(x, min=min, max=max)
+
+
+def _mm(a, b):
+    for name, m in (("self", a), ("mat2", b)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix (got a {m.ndim}D tensor of shape {tuple(m.shape)})")
+    return ops.matmul(a, b)
+
+
+def _dot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    return ops.matmul(a, b)
+
+
+def _unwrap(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(d) for d in data]
+    return data
+
+
+def _key(key):
+    """An index with tensors replaced by arrays (bool masks, integer index tensors)."""
+    if isinstance(key, Tensor):
+        return key._data
+    if isinstance(key, tuple):
+        return tuple(k._data if isinstance(k, Tensor) else k for k in key)
+    if isinstance(key, list):
+        return np.asarray(_unwrap(key))
+    return key
+
+
+from . import ops  # noqa: E402  (ops builds on Tensor; Tensor's methods call ops)
