@@ -129,15 +129,15 @@ def _order(roots):
     """Nodes reachable from the roots, each listed before every node it sends to."""
     post, seen = [], set()
     for root in roots:
-        if id(root) in seen:
+        if root in seen:
             continue
-        seen.add(id(root))
+        seen.add(root)
         stack = [(root, iter(root.next))]
         while stack:
             node, children = stack[-1]
             for child in children:
-                if child is not None and id(child) not in seen:
-                    seen.add(id(child))
+                if child is not None and child not in seen:
+                    seen.add(child)
                     stack.append((child, iter(child.next)))
                     break
             else:
@@ -151,53 +151,54 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     roots = [edge(y) for y in outputs]
     order = _order(roots)
 
-    # targets: where the walk delivers gradients (leaves' AccumulateGrad, or the grad_fn
-    # of an intermediate tensor asked for by grad(), where the walk stops)
+    # targets: where the walk delivers gradients -- every leaf for backward(), or the
+    # nodes of the tensors grad() was asked about (for an intermediate tensor, its grad_fn)
     if inputs is None:
-        targets = {id(n): n for n in order if isinstance(n, AccumulateGrad)}
+        targets = {n for n in order if isinstance(n, AccumulateGrad)}
+        needed = None                   # every node leads to some leaf: walk them all
     else:
-        targets = {}
+        targets = set()
         for x in inputs:
             n = edge(x)
             if n is None:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
-            targets[id(n)] = n
-    needed = set(targets)
-    for node in reversed(order):        # children first: a node is needed if it leads to a target
-        if id(node) not in needed and any(c is not None and id(c) in needed for c in node.next):
-            needed.add(id(node))
+            targets.add(n)
+        needed = set(targets)
+        for node in reversed(order):    # children first: a node is needed if it leads to a target
+            if node not in needed and any(c is not None and c in needed for c in node.next):
+                needed.add(node)
     for node in order:
-        if node.op is not None and node.freed and id(node) in needed and id(node) not in targets:
+        if node.freed and (needed is None or node in needed) and node not in targets:
             raise RuntimeError(FREED)
 
     count("backward")
     pending = {}
     for root, seed in zip(roots, seeds):
         _send(pending, root, seed)
-    delivered = {}                      # id(target node) -> its gradient
+    delivered = {}                      # target node -> its gradient
     retained = []                       # (tensor, gradient) for retain_grad()
     mode = enable_grad() if create_graph else no_grad()
     with mode, np.errstate(all="ignore"):
         for node in order:
-            g = pending.pop(id(node), None)
-            if g is None or id(node) not in needed:
+            g = pending.pop(node, None)
+            if g is None or (needed is not None and node not in needed):
                 continue
-            g = _run_hooks(node, g, create_graph)
-            if isinstance(node, AccumulateGrad):
-                delivered[id(node)] = g
-                continue
+            if node.hooks:
+                g = _run_hooks(node.hooks, g, create_graph)
+            if _tracers:
+                _trace(node, g)
             if node.retain is not None and node.retain() is not None:
                 retained.append((node.retain(), g))
-            if id(node) in targets:
-                delivered[id(node)] = g
-                if inputs is not None and not any(c is not None and id(c) in needed for c in node.next):
+            if node in targets:
+                delivered[node] = g
+                if node.op is None or (needed is not None and not any(
+                        c is not None and c in needed for c in node.next)):
                     continue
             _propagate(node, g, needed, pending, create_graph)
 
     # commit: nothing above touched a tensor, so an error leaves everything as it was
     if accumulate:
-        for node_id, g in delivered.items():
-            node = targets[node_id]
+        for node, g in delivered.items():
             if isinstance(node, AccumulateGrad):
                 _accumulate(node.variable, g, create_graph)
             else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
@@ -208,39 +209,41 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         t._grad = _as_tensor(g, copy=not create_graph)
     if not retain_graph:
         for node in order:
-            if node.op is not None and id(node) in needed and node.op.saves:
+            if node.op is not None and node.op.saves and (needed is None or node in needed):
                 node.freed = True
                 node.args = None
     if inputs is None:
         return None
-    return [None if id(edge(x)) not in delivered else _as_tensor(delivered[id(edge(x))], copy=True)
+    return [None if edge(x) not in delivered else _as_tensor(delivered[edge(x)], copy=True)
             for x in inputs]
 
 
 def _send(pending, node, g):
     if node is None:
         return
-    old = pending.get(id(node))
-    pending[id(node)] = g if old is None else old + g
+    old = pending.get(node)
+    pending[node] = g if old is None else old + g
 
 
 def _propagate(node, g, needed, pending, create_graph):
     """Apply one node's VJP rules and send a gradient along each edge that needs one."""
-    wanted = [c is not None and id(c) in needed for c in node.next]
+    wanted = node.next if needed is None else [c is not None and c in needed for c in node.next]
     args, y = node.saved(create_graph)
     if create_graph and not isinstance(g, Tensor):
         g = Tensor._make(g)
     grads = node.op.vjps(g, y, args, node.params, wanted)
     lead_ndim = g.ndim - len(node.out_meta[0])
-    for i, (child, want) in enumerate(zip(node.next, wanted)):
-        if not want:
-            continue
+    for i, child in enumerate(node.next):
         r = grads[i]
-        if r is None:
+        if r is None or not wanted[i]:
             continue
-        r = _fit(node, i, r, lead_ndim, g)
+        meta = node.in_meta[i]
+        if lead_ndim or type(r) is not np.ndarray or r.shape != meta[0] or r.dtype != meta[1]:
+            r = _fit(node, i, r, lead_ndim, g)
         if state.anomaly and _has_nan(r):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+        if _tracers:
+            _tracers[-1].steps[-1].sent.append((i, child, _snapshot(r)))
         _send(pending, child, r)
 
 
@@ -265,10 +268,7 @@ def _fit(node, i, r, lead_ndim, g):
     return r if r.dtype == dtype else r.astype(dtype)
 
 
-def _run_hooks(node, g, create_graph):
-    hooks = node.variable._hooks if isinstance(node, AccumulateGrad) else node.hooks
-    if not hooks:
-        return g
+def _run_hooks(hooks, g, create_graph):
     for hook in list(hooks):
         gt = g if isinstance(g, Tensor) else Tensor._make(g)
         out = hook(gt)
@@ -300,4 +300,80 @@ def _accumulate(leaf, g, create_graph):
         np.add(leaf._grad._data, g, out=leaf._grad._data, casting="unsafe")
 
 
-__all__ = ["backward", "grad", "Node"]
+# -- watching a walk -----------------------------------------------------------------------
+_tracers = []
+
+
+class Step:
+    """One node's turn in a backward walk: the gradient it received and what it sent."""
+    __slots__ = ("node", "received", "sent")
+
+    def __init__(self, node, received):
+        self.node = node
+        self.received = received      # the summed gradient arriving at the node's output
+        self.sent = []                 # (input index, next node, gradient) per edge
+
+    @property
+    def name(self):
+        return self.node.name()
+
+    def __repr__(self):
+        return f"Step({self.name}, received={self.received!r}, sent to {len(self.sent)} edge(s))"
+
+
+class trace_backward:
+    """Record every step of the backward walks run inside the block.
+
+    >>> with al.autograd.trace_backward() as trace:
+    ...     loss.backward()
+    >>> print(trace)          # one line per node, in the order the engine visited them
+    ``trace.steps`` holds :class:`Step` objects; the gradients are copies, so recording
+    does not keep the engine's own buffers alive."""
+
+    def __init__(self):
+        self.steps = []
+
+    def __enter__(self):
+        _tracers.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _tracers.remove(self)
+        return False
+
+    def edge_grads(self):
+        """{(node, input index): gradient} for every edge a gradient flowed along."""
+        return {(id(s.node), i): g for s in self.steps for i, _, g in s.sent}
+
+    def received(self):
+        """{node: gradient received} for every node visited."""
+        return {id(s.node): s.received for s in self.steps}
+
+    def __str__(self):
+        from .printing import array_str
+        lines = []
+        for k, s in enumerate(self.steps, 1):
+            lines.append(f"{k}. {s.name} receives {_flat(array_str(s.received))}")
+            for i, child, g in s.sent:
+                target = child.name() if child is not None else "None"
+                lines.append(f"     input {i} -> {target}: {_flat(array_str(g))}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<trace_backward: {len(self.steps)} steps>"
+
+
+def _flat(text):
+    return " ".join(text.split())
+
+
+def _snapshot(g):
+    return np.array(g._data if isinstance(g, Tensor) else g, copy=True)
+
+
+def _trace(node, g):
+    for t in _tracers:
+        t.steps.append(Step(node, _snapshot(g)))
+
+
+__all__ = ["backward", "grad", "trace_backward", "Step"]

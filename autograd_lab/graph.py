@@ -84,14 +84,13 @@ class Node:
     __slots__ = ("op", "args", "params", "out", "next", "in_meta", "out_meta", "hooks",
                  "retain", "freed", "_name", "__weakref__")
 
-    def __init__(self, op, args, params, out, nexts, name):
+    def __init__(self, op, args, params, out, nexts, in_meta, name):
         self.op = op
         self.args = args
         self.params = params
         self.out = out
         self.next = nexts
-        self.in_meta = tuple((a._data.shape, a._data.dtype) if n is not None else None
-                             for a, n in zip(args, nexts))
+        self.in_meta = in_meta        # (shape, dtype) of each input a gradient goes to
         self.out_meta = (out.shape, out.dtype)
         self.hooks = None
         self.retain = None
@@ -134,6 +133,13 @@ class AccumulateGrad:
 
     def __init__(self, variable):
         self.variable = variable
+
+    @property
+    def hooks(self):
+        return self.variable._hooks
+
+    retain = None
+    freed = False
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -184,10 +190,11 @@ def attach(op, args, params, out):
         for i, a in enumerate(args):
             if isinstance(a, Tensor) and (a.grad_fn is not None or a._requires_grad):
                 if nexts is None:
-                    nexts = [None] * len(args)
+                    nexts, meta = [None] * len(args), [None] * len(args)
                 nexts[i] = edge(a)
+                meta[i] = (a._data.shape, a._data.dtype)
         if nexts is not None:
-            result.grad_fn = Node(op, args, params, out, tuple(nexts),
+            result.grad_fn = Node(op, args, params, out, tuple(nexts), tuple(meta),
                                   op.grad_name(args, params))
     if state.forward_level:
         _push_tangent(op, args, params, result)
@@ -216,17 +223,23 @@ def _push_tangent(op, args, params, result):
 
 def promote(arrays):
     """Cast inputs to torch's result dtype (Python numbers stay numbers)."""
-    kinds = set()
-    scalars = False
-    for a in arrays:
-        if isinstance(a, np.ndarray):
-            kinds.add(a.dtype)
-        elif isinstance(a, (bool, int, float)):
+    dtype, scalars = None, False
+    for a in arrays:                          # the common case: one dtype, nothing to do
+        if type(a) is np.ndarray:
+            if dtype is None:
+                dtype = a.dtype
+            elif a.dtype != dtype:
+                return _promote(arrays)
+        elif isinstance(a, np.generic):
+            return _promote(arrays)
+        else:
             scalars = True
-    if len(kinds) == 1:
-        d = next(iter(kinds))
-        if d.kind == "f" or not scalars:
-            return arrays
+    if dtype is None or dtype.kind == "f" or not scalars:
+        return arrays
+    return _promote(arrays)
+
+
+def _promote(arrays):
     arrays = [a.item() if isinstance(a, np.generic) else a for a in arrays]
     target = dtypes.result_type([a for a in arrays if isinstance(a, np.ndarray)],
                                 [a for a in arrays if isinstance(a, (bool, int, float))])

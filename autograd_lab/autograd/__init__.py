@@ -1,5 +1,5 @@
 """``al.autograd``: the torch.autograd subset -- backward, grad, Function, checks, modes."""
-from ..engine import backward, grad
+from ..engine import Step, backward, grad, trace_backward
 from ..function import Function, FunctionCtx, once_differentiable
 from ..modes import (PassCounter, count_passes, detect_anomaly, enable_grad, is_anomaly_enabled,
                      no_grad, set_detect_anomaly, set_grad_enabled)
@@ -21,4 +21,4 @@ def Variable(data, requires_grad=False, volatile=False):
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Variable",
            "no_grad", "enable_grad", "set_grad_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "count_passes", "PassCounter", "gradcheck", "gradgradcheck",
-           "GradcheckError", "functional"]
+           "GradcheckError", "functional", "trace_backward", "Step"]
