@@ -281,19 +281,16 @@ def _amax_share(x, y, dim, keepdim):
     return hit / _unreduce(sum(hit, _neg_dims(dim, x.ndim), keepdim), x, dim, keepdim)
 
 
-amax = Op(lambda args, p: "MaxBackward1" if p.get("dim") is None else "AmaxBackward0",
-          lambda x, dim=None, keepdim=False: np.amax(x, axis=_axes(dim), keepdims=keepdim),
-          vjp=(lambda g, y, x, dim=None, keepdim=False:
-               _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim),),
-          jvp=(lambda t, y, x, dim=None, keepdim=False:
-               sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
+def _extreme(name, forward):
+    return Op(name, lambda x, dim=None, keepdim=False: forward(x, axis=_axes(dim), keepdims=keepdim),
+              vjp=(lambda g, y, x, dim=None, keepdim=False:
+                   _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim),),
+              jvp=(lambda t, y, x, dim=None, keepdim=False:
+                   sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
 
-amin = Op(lambda args, p: "MinBackward1" if p.get("dim") is None else "AminBackward0",
-          lambda x, dim=None, keepdim=False: np.amin(x, axis=_axes(dim), keepdims=keepdim),
-          vjp=(lambda g, y, x, dim=None, keepdim=False:
-               _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim),),
-          jvp=(lambda t, y, x, dim=None, keepdim=False:
-               sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
+
+amax, amin = _extreme("AmaxBackward0", np.amax), _extreme("AminBackward0", np.amin)
+max_all, min_all = _extreme("MaxBackward1", np.amax), _extreme("MinBackward1", np.amin)  # x.max(), x.min()
 
 
 # -- shapes: these move numbers around, so their rules move gradients back --------------

@@ -323,12 +323,12 @@ class Tensor:
 
     def max(self, dim=None, keepdim=False):
         if dim is None:
-            return ops.amax(self)
+            return ops.max_all(self)
         return _MinMax(ops.amax(self, dim=dim, keepdim=keepdim), ops.argmax(self, dim=dim, keepdim=keepdim))
 
     def min(self, dim=None, keepdim=False):
         if dim is None:
-            return ops.amin(self)
+            return ops.min_all(self)
         return _MinMax(ops.amin(self, dim=dim, keepdim=keepdim), ops.argmin(self, dim=dim, keepdim=keepdim))
 
     def amax(self, dim=None, keepdim=False): return ops.amax(self, dim=_dims(dim), keepdim=keepdim)

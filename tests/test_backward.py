@@ -1,0 +1,336 @@
+"""backward() and autograd.grad(): accumulation, freeing, hooks, modes, errors."""
+import warnings
+
+import numpy as np
+import pytest
+
+import autograd_lab as al
+
+
+def leaf(values, dtype=al.float64):
+    return al.tensor(values, dtype=dtype, requires_grad=True)
+
+
+# -- accumulation and what grad() leaves alone --------------------------------------------
+def test_backward_accumulates_into_grad():
+    x = leaf([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad.tolist() == [4.0, 8.0]
+
+
+def test_grad_returns_gradients_and_leaves_dot_grad_alone():
+    x = leaf([1.0, 2.0])
+    x.grad = al.tensor([5.0, 5.0], dtype=al.float64)
+    (g,) = al.autograd.grad((x * x).sum(), x)
+    assert g.tolist() == [2.0, 4.0]
+    assert x.grad.tolist() == [5.0, 5.0]
+
+
+def test_grad_always_returns_a_tuple():
+    x = leaf([1.0])
+    assert isinstance(al.autograd.grad((x * 3).sum(), x), tuple)
+    assert len(al.autograd.grad((x * 3).sum(), [x])) == 1
+
+
+def test_accumulation_keeps_the_grad_tensor_identity():
+    x = leaf([1.0, 2.0])
+    (x * 3).sum().backward()
+    g = x.grad
+    (x * 3).sum().backward()
+    assert g is x.grad and g.tolist() == [6.0, 6.0]
+
+
+def test_new_grad_does_not_alias_the_seed():
+    x = leaf([1.0, 2.0])
+    seed = al.tensor([1.0, 1.0], dtype=al.float64)
+    (x + 0).backward(seed)
+    x.grad.zero_()
+    assert seed.tolist() == [1.0, 1.0]
+
+
+def test_non_leaf_grad_is_none_and_warns():
+    x = leaf([1.0])
+    y = x * 2
+    y.sum().backward()
+    with pytest.warns(UserWarning, match="is not a leaf Tensor is being accessed"):
+        assert y.grad is None
+
+
+def test_retain_grad_keeps_a_non_leaf_gradient():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.retain_grad()
+    (y * y).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert y.grad.tolist() == [4.0, 8.0]
+
+
+def test_grad_with_respect_to_an_intermediate_tensor():
+    x = leaf([1.0, 2.0])
+    y = x * 3
+    z = (y * y).sum()
+    (gy,) = al.autograd.grad(z, y, retain_graph=True)
+    assert gy.tolist() == [6.0, 12.0]
+    (gx,) = al.autograd.grad(z, x)
+    assert gx.tolist() == [18.0, 36.0]
+
+
+def test_backward_inputs_restricts_which_leaves_accumulate():
+    x, w = leaf([1.0]), leaf([2.0])
+    (x * w).sum().backward(inputs=[w])
+    assert x.grad is None and w.grad.tolist() == [1.0]
+
+
+def test_several_uses_of_a_tensor_sum_their_gradients():
+    x = leaf([3.0])
+    y = x * x + x * 2 + x
+    y.backward(al.tensor([1.0], dtype=al.float64))
+    assert x.grad.tolist() == [2 * 3.0 + 2 + 1]
+
+
+def test_diamond_graph():
+    x = leaf([2.0])
+    a, b = x * 3, x ** 2
+    (a * b).sum().backward()
+    assert x.grad.tolist() == [9 * 2.0 ** 2]     # d(3x^3)/dx
+
+
+# -- freeing and retain_graph -----------------------------------------------------------
+FREED = "Trying to backward through the graph a second time"
+
+
+def test_second_backward_without_retain_graph_raises():
+    x = leaf([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match=FREED):
+        y.backward()
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_graph_of_ops_that_save_nothing_can_be_walked_again():
+    x = leaf([1.0, 2.0])
+    y = (x + 1).sum()
+    y.backward()
+    y.backward()                          # torch allows it: AddBackward0 saves nothing
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_retain_graph_keeps_saved_values():
+    x = leaf([1.0])
+    y = (x.exp()).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert np.allclose(x.grad.numpy(), 2 * np.e)
+
+
+def test_grad_frees_the_graph_too():
+    x = leaf([1.0])
+    y = (x * x).sum()
+    al.autograd.grad(y, x)
+    with pytest.raises(RuntimeError, match=FREED):
+        al.autograd.grad(y, x)
+
+
+# -- second derivatives ---------------------------------------------------------------------
+def test_create_graph_gives_second_derivatives():
+    x = leaf([1.5, -2.0])
+    y = (x ** 3).sum()
+    (g,) = al.autograd.grad(y, x, create_graph=True)
+    assert g.requires_grad and np.allclose(g.detach().numpy(), 3 * np.array([1.5, -2.0]) ** 2)
+    (h,) = al.autograd.grad(g.sum(), x)
+    assert np.allclose(h.numpy(), 6 * np.array([1.5, -2.0]))
+
+
+def test_create_graph_through_sigmoid_matches_the_analytic_second_derivative():
+    x = leaf([0.3])
+    (g,) = al.autograd.grad(al.sigmoid(x).sum(), x, create_graph=True)
+    (h,) = al.autograd.grad(g.sum(), x)
+    s = 1 / (1 + np.exp(-0.3))
+    assert np.allclose(h.numpy(), s * (1 - s) * (1 - 2 * s))
+
+
+def test_backward_with_create_graph_makes_grad_differentiable():
+    x = leaf([2.0])
+    (x ** 3).sum().backward(create_graph=True)
+    assert x.grad.grad_fn is not None
+    (g2,) = al.autograd.grad(x.grad.sum(), x)
+    assert g2.tolist() == [12.0]
+
+
+# -- batched seeds --------------------------------------------------------------------------
+def test_is_grads_batched_equals_one_grad_per_seed():
+    al.manual_seed(1)
+    W = al.randn(3, 4, dtype=al.float64)
+    x = al.randn(4, dtype=al.float64, requires_grad=True)
+    y = al.tanh(W @ x) * x[:3]
+    seeds = al.randn(5, 3, dtype=al.float64)
+    (batched,) = al.autograd.grad(y, x, seeds, is_grads_batched=True, retain_graph=True)
+    assert batched.shape == (5, 4)
+    for i in range(5):
+        (one,) = al.autograd.grad(y, x, seeds[i], retain_graph=True)
+        assert np.allclose(batched[i].numpy(), one.numpy())
+
+
+def test_is_grads_batched_is_one_backward_pass():
+    x = leaf([1.0, 2.0, 3.0])
+    y = x.sin() * 2
+    with al.autograd.count_passes() as c:
+        al.autograd.grad(y, x, al.eye(3, dtype=al.float64), is_grads_batched=True)
+    assert c.backward == 1
+
+
+def test_is_grads_batched_checks_the_trailing_shape():
+    x = leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"grad_output\[0\] has a shape of \(3, 3\) and output\[0\] "
+                                           r"has a shape of \(2,\)"):
+        al.autograd.grad(x * 2, x, al.ones(3, 3), is_grads_batched=True)
+
+
+# -- hooks, modes, detach -------------------------------------------------------------------
+def test_hook_sees_the_gradient_flowing_into_a_tensor_and_can_replace_it():
+    x = leaf([1.0, 2.0])
+    y = x * 3
+    seen = []
+    y.register_hook(lambda g: seen.append(g.tolist()))
+    handle = x.register_hook(lambda g: g * 10)
+    (y * y).sum().backward()
+    assert seen == [[6.0, 12.0]]
+    assert x.grad.tolist() == [180.0, 360.0]
+    handle.remove()
+    x.grad = None
+    (x * 1).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_hook_on_tensor_without_grad_is_refused():
+    with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+        al.ones(2).register_hook(print)
+
+
+def test_no_grad_records_nothing_and_works_as_decorator():
+    x = leaf([1.0])
+    with al.no_grad():
+        y = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+
+    @al.no_grad()
+    def f(t):
+        return t * 2
+    assert not f(x).requires_grad
+    assert (x * 2).requires_grad
+
+
+def test_enable_grad_inside_no_grad():
+    x = leaf([1.0])
+    with al.no_grad():
+        with al.enable_grad():
+            assert (x * 2).requires_grad
+
+
+def test_detach_cuts_the_graph_and_shares_memory():
+    x = leaf([1.0, 2.0])
+    d = (x * 2).detach()
+    assert not d.requires_grad and d.grad_fn is None
+    y = x * 2 + d
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    data = x.data
+    data[0] = 7.0
+    assert x.tolist()[0] == 7.0
+
+
+def test_cond_records_only_the_branch_taken():
+    x = leaf([2.0])
+    out = al.cond(x.sum() > 0, lambda t: t * 3, lambda t: t.exp(), (x,))
+    assert out.grad_fn.name() == "MulBackward0"
+    out.sum().backward()
+    assert x.grad.tolist() == [3.0]
+
+
+def test_detect_anomaly_names_the_rule_that_made_nan():
+    x = al.tensor([-1.0, 4.0], requires_grad=True)
+    with al.autograd.detect_anomaly():
+        z = al.where(x > 0, al.sqrt(x), 0.0)
+        with pytest.raises(RuntimeError, match=r"^Function 'SqrtBackward0' returned nan values in its 0th output\.$"):
+            z.sum().backward()
+    assert x.grad is None
+
+
+def test_nan_in_the_discarded_branch_poisons_the_gradient_without_anomaly_mode():
+    x = al.tensor([-1.0, 4.0], requires_grad=True)
+    al.where(x > 0, al.sqrt(x), 0.0).sum().backward()
+    assert np.isnan(x.grad.numpy()[0]) and x.grad.tolist()[1] == 0.25
+
+
+def test_double_where_fixes_the_nan():
+    x = al.tensor([-1.0, 4.0], requires_grad=True)
+    safe = al.where(x > 0, x, 1.0)
+    al.where(x > 0, al.sqrt(safe), 0.0).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.25]
+
+
+# -- deep graphs ----------------------------------------------------------------------------
+def test_backward_through_a_100000_op_chain():
+    x = leaf([1.0, 2.0])
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+# -- user Functions -------------------------------------------------------------------------
+class Cube(al.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x ** 2
+
+
+def test_custom_function_is_a_named_node_the_engine_walks():
+    x = leaf([2.0])
+    y = Cube.apply(x)
+    assert y.grad_fn.name() == "CubeBackward"
+    seen = []
+    y.register_hook(lambda g: seen.append(g.tolist()))
+    (y * 2).sum().backward()
+    assert x.grad.tolist() == [24.0] and seen == [[2.0]]
+
+
+def test_custom_function_second_derivative_through_create_graph():
+    x = leaf([2.0])
+    (g,) = al.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
+    (h,) = al.autograd.grad(g.sum(), x)
+    assert h.tolist() == [12.0]
+
+
+def test_custom_function_is_counted_as_an_op():
+    x = leaf([2.0])
+    with al.autograd.count_passes() as c:
+        Cube.apply(x)
+    assert c.ops == 2      # the pow inside forward, and the CubeBackward node itself
+
+
+def test_custom_function_returning_wrong_number_of_grads_is_an_error():
+    class Bad(al.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g
+
+    x = leaf([1.0])
+    with pytest.raises(RuntimeError, match="returned an incorrect number of gradients"):
+        Bad.apply(x).sum().backward()
+    assert x.grad is None

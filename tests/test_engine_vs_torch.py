@@ -1,0 +1,115 @@
+"""The same cases through torch and autograd_lab: values, gradients, printed forms, errors."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed; `pip install torch==2.13.0` "
+                                            "to compare autograd_lab with PyTorch")
+
+import autograd_lab as al  # noqa: E402
+
+from op_cases import CASES, make_inputs  # noqa: E402
+
+
+def as_torch(t):
+    return torch.tensor(t.detach().numpy(), requires_grad=t.requires_grad)
+
+
+def run(lib_fn, inputs, g):
+    y = lib_fn(*inputs)
+    y.backward(g)
+    return y, [x.grad for x in inputs]
+
+
+@pytest.mark.parametrize("name, fn, shapes, kind", CASES, ids=[c[0] for c in CASES])
+def test_values_and_gradients_match_torch(name, fn, shapes, kind):
+    ours = make_inputs(shapes, kind)
+    theirs = [as_torch(x) for x in ours]
+    # the case functions use `al.` names; run them on torch through a name swap
+    y_ours = fn(*ours)
+    g = np.random.default_rng(2).normal(size=y_ours.shape)
+    y_ours.backward(al.tensor(g))
+    torch_fn = _torch_version(fn)
+    y_theirs = torch_fn(*theirs)
+    y_theirs.backward(torch.tensor(g))
+    assert np.allclose(y_ours.detach().numpy(), y_theirs.detach().numpy())
+    assert y_ours.grad_fn.name() == y_theirs.grad_fn.name() or name in _NAME_DIFFERS
+    for a, b in zip(ours, theirs):
+        assert np.allclose(a.grad.numpy(), b.grad.numpy(), equal_nan=True)
+
+
+_NAME_DIFFERS = {"matmul_vm", "matmul_batched", "softmax", "to_float32_and_back", "sigmoid_layer",
+                 "index_mask", "piecewise_constant", "max_dim_values", "amin", "expand", "T",
+                 "rsub_number", "pow_tensor", "index_repeat", "max_min_all"}
+
+
+def _torch_version(fn):
+    import types
+    g = dict(fn.__globals__)
+    g["al"] = _TorchAsAl()
+    return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+class _TorchAsAl:
+    def __getattr__(self, name):
+        return {"float64": torch.float64}.get(name, getattr(torch, name))
+
+    @property
+    def nn(self):
+        return torch.nn
+
+
+@pytest.mark.parametrize("values", [[51.2, 512.0, 0.0512], [[0.1, 0.2], [0.3, 0.4]], [1e-5, 1.0],
+                                    [1e9, 1.0], [1.0, 2.0], [0.0], [-1.5, 2.25, 1000.0],
+                                    [float(v) for v in np.linspace(-3, 3, 37)], [[1.0, -2.0], [30.5, 4.0]]])
+def test_printing_matches_torch(values):
+    assert repr(al.tensor(values)) == repr(torch.tensor(values))
+
+
+def test_printing_random_matrices_matches_torch():
+    rng = np.random.default_rng(0)
+    for shape in [(4, 30), (3, 3, 3), (1, 2), (1100,), (40, 40)]:
+        a = rng.normal(size=shape).astype(np.float32)
+        assert repr(al.tensor(a)) == repr(torch.tensor(a))
+
+
+def _error(f):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+    return None, None
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.mm(lib.ones(1, 3), lib.ones(2, 3)),
+    lambda lib: lib.tensor([1, 2], requires_grad=True),
+    lambda lib: lib.ones(2).sum().backward(),
+    lambda lib: (lib.ones(2, requires_grad=True) * 2).backward(),
+    lambda lib: lib.ones(6).view(4, 2),
+    lambda lib: lib.dot(lib.ones(3), lib.ones(2)),
+    lambda lib: lib.ones(3).item(),
+    lambda lib: bool(lib.ones(3)),
+])
+def test_error_texts_start_with_torchs(make):
+    ours, theirs = _error(lambda: make(al)), _error(lambda: make(torch))
+    assert ours[0] == theirs[0]
+    assert ours[1].startswith(theirs[1].split("\n")[0].replace("torch.Size([", "(").rstrip("."))
+
+
+def test_mismatch_error_matches_torch_up_to_the_shape_spelling():
+    _, theirs = _error(lambda: torch.autograd.grad(torch.outer(*(2 * [torch.ones(4, requires_grad=True)])),
+                                                   torch.ones(4), grad_outputs=torch.ones(4)))
+    x = al.ones(4, requires_grad=True)
+    _, ours = _error(lambda: al.autograd.grad(al.outer(x, x), x, grad_outputs=al.ones(4)))
+    assert ours.startswith(theirs.replace("torch.Size([4])", "(4,)").replace("torch.Size([4, 4])", "(4, 4)"))
+
+
+def test_second_derivative_matches_torch():
+    v = np.array([0.3, -1.2, 2.0])
+    x = al.tensor(v, requires_grad=True)
+    (g,) = al.autograd.grad((x.sin() * x ** 2).sum(), x, create_graph=True)
+    (h,) = al.autograd.grad(g.sum(), x)
+    xt = torch.tensor(v, requires_grad=True)
+    (gt,) = torch.autograd.grad((xt.sin() * xt ** 2).sum(), xt, create_graph=True)
+    (ht,) = torch.autograd.grad(gt.sum(), xt)
+    assert np.allclose(h.numpy(), ht.numpy())

@@ -1,0 +1,111 @@
+"""Every operation of the rules table, checked against finite differences (float64),
+with broadcasting in every direction and with a batch of seeds."""
+import numpy as np
+import pytest
+
+import autograd_lab as al
+from autograd_lab import ops
+
+from op_cases import CASES, make_inputs
+
+IDS = [c[0] for c in CASES]
+
+
+@pytest.mark.parametrize("name, fn, shapes, kind", CASES, ids=IDS)
+def test_vjp_matches_finite_differences(name, fn, shapes, kind):
+    assert al.autograd.gradcheck(fn, make_inputs(shapes, kind), eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+SECOND_ORDER = [c for c in CASES if c[0] not in ("amax", "amax_dim", "max_dim_values", "index_mask",
+                                                 "amin", "max_min_all")]
+
+
+@pytest.mark.parametrize("name, fn, shapes, kind", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
+def test_rules_are_differentiable_again(name, fn, shapes, kind):
+    assert al.autograd.gradgradcheck(fn, make_inputs(shapes, kind))
+
+
+@pytest.mark.parametrize("name, fn, shapes, kind", CASES, ids=IDS)
+def test_batched_seeds_equal_one_backward_per_seed(name, fn, shapes, kind):
+    inputs = make_inputs(shapes, kind)
+    y = fn(*inputs)
+    rng = np.random.default_rng(1)
+    seeds = al.tensor(rng.normal(size=(4,) + y.shape), dtype=al.float64)
+    batched = al.autograd.grad(y, inputs, seeds, is_grads_batched=True, retain_graph=True)
+    for k in range(4):
+        single = al.autograd.grad(y, inputs, seeds[k], retain_graph=True)
+        for b, s, x in zip(batched, single, inputs):
+            assert b.shape == (4,) + x.shape
+            assert np.allclose(b.numpy()[k], s.numpy())
+
+
+def test_every_differentiable_op_in_the_table_has_a_case():
+    covered = set()
+    for _, fn, shapes, kind in CASES:
+        inputs = make_inputs(shapes, kind)
+        y = fn(*inputs)
+        stack = [y.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is not None and node.op is not None:
+                covered.add(node.op)
+                stack.extend(node.next)
+    differentiable = {op for op in ops.table().values() if op.differentiable}
+    internal = {ops.sum_to, ops.scatter}          # reached only inside other rules
+    missing = {name for name, op in ops.table().items() if op in differentiable - covered - internal}
+    assert not missing, f"ops without a gradient test: {sorted(missing)}"
+
+
+def test_sum_to_and_scatter_rules_hold_under_create_graph():
+    x = al.tensor(np.arange(6.0).reshape(2, 3), dtype=al.float64, requires_grad=True)
+    assert al.autograd.gradcheck(lambda t: ops.sum_to(t, (1, 3)), [x])
+    assert al.autograd.gradcheck(lambda t: ops.scatter(t, (4, 3), (slice(1, 3),)), [x])
+
+
+def test_where_sends_no_gradient_to_the_condition_and_routes_by_mask():
+    cond = al.tensor([True, False, True])
+    a = al.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = al.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    out = al.where(cond, a, b)
+    assert out.grad_fn.next_functions[0] == (None, 0)
+    out.backward(al.tensor([10.0, 20.0, 30.0]))
+    assert a.grad.tolist() == [10.0, 0.0, 30.0] and b.grad.tolist() == [0.0, 20.0, 0.0]
+
+
+def test_where_broadcast_branch_gets_its_gradient_summed_back_to_its_shape():
+    x = al.tensor([[1.0, -1.0], [2.0, -2.0]], requires_grad=True)
+    row = al.tensor([10.0, 20.0], requires_grad=True)
+    scalar = al.tensor(5.0, requires_grad=True)
+    al.where(x > 0, row, scalar).sum().backward()
+    assert row.grad.tolist() == [2.0, 0.0] and scalar.grad.tolist() == 2.0
+
+
+def test_piecewise_constant_ops_have_zero_gradient():
+    x = al.tensor([0.3, 1.7], requires_grad=True)
+    (x.round() + x.floor() + x.ceil() + x.sign()).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_maximum_splits_ties_evenly_like_torch():
+    a = al.tensor([1.0, 2.0], requires_grad=True)
+    b = al.tensor([1.0, 3.0], requires_grad=True)
+    al.maximum(a, b).sum().backward()
+    assert a.grad.tolist() == [0.5, 0.0] and b.grad.tolist() == [0.5, 1.0]
+
+
+def test_relu_and_clamp_gradients_at_the_kink_follow_torch():
+    x = al.tensor([0.0, 1.0], requires_grad=True)
+    al.relu(x).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0]
+    y = al.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    y.clamp(0.0, 1.0).sum().backward()
+    assert y.grad.tolist() == [1.0, 1.0, 0.0]
+
+
+def test_sqrt_and_norm_at_zero_match_torch():
+    x = al.tensor([0.0], requires_grad=True)
+    x.sqrt().sum().backward()
+    assert x.grad.tolist() == [float("inf")]
+    z = al.zeros(3, requires_grad=True)
+    z.norm().backward()
+    assert z.grad.tolist() == [0.0, 0.0, 0.0]

@@ -1,0 +1,196 @@
+"""Tensors: creation, dtypes and promotion, printing, attributes, errors -- as torch does."""
+import numpy as np
+import pytest
+
+import autograd_lab as al
+
+
+# -- creation and dtypes ----------------------------------------------------------------------
+@pytest.mark.parametrize("data, dtype", [([1.0, 2.0], al.float32), ([1, 2], al.int64),
+                                         ([True, False], al.bool), (3.0, al.float32),
+                                         (np.array([1.0]), al.float64),
+                                         (np.array([1], dtype=np.int32), al.int32)])
+def test_tensor_infers_dtype_like_torch(data, dtype):
+    assert al.tensor(data).dtype == dtype
+
+
+def test_explicit_dtype_and_float64_support():
+    t = al.tensor([1, 2], dtype=al.float64, requires_grad=True)
+    assert t.dtype == al.float64 and repr(t) == "tensor([1., 2.], dtype=al.float64, requires_grad=True)"
+
+
+def test_integer_tensors_cannot_require_grad():
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients"):
+        al.tensor([1, 2], requires_grad=True)
+
+
+def test_legacy_constructors():
+    assert al.Tensor([[1, 2]]).dtype == al.float32
+    assert al.Tensor(2, 3).shape == (2, 3)
+    v = al.autograd.Variable(al.FloatTensor([1.0]), requires_grad=True)
+    assert v.requires_grad and v.is_leaf
+
+
+def test_creation_functions():
+    assert al.zeros(2, 3).shape == (2, 3) and al.ones((2,)).tolist() == [1.0, 1.0]
+    assert al.eye(2).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert al.arange(3).tolist() == [0, 1, 2] and al.arange(3).dtype == al.int64
+    assert al.arange(0.0, 1.0, 0.5).tolist() == [0.0, 0.5]
+    assert al.linspace(0, 1, 3).tolist() == [0.0, 0.5, 1.0]
+    x = al.ones(2, dtype=al.float64)
+    assert al.zeros_like(x).dtype == al.float64 and al.ones_like(x).tolist() == [1.0, 1.0]
+
+
+def test_manual_seed_makes_random_numbers_repeat():
+    al.manual_seed(7)
+    a, b = al.randn(3), al.rand(2)
+    al.manual_seed(7)
+    assert al.randn(3).tolist() == a.tolist() and al.rand(2).tolist() == b.tolist()
+    assert a.dtype == al.float32
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    (al.tensor([1, 2]), 1.5, al.float32),                         # int tensor * float -> default float
+    (al.tensor([1, 2]), al.tensor([1.0]), al.float32),             # int64 * float32 -> float32
+    (al.ones(2), al.tensor(2.0, dtype=al.float64), al.float32),    # zero-dim doesn't promote in category
+    (al.ones(2), al.ones(2, dtype=al.float64), al.float64),
+    (al.tensor([True]), 2, al.int64),
+])
+def test_mixed_dtypes_promote_like_torch(a, b, expected):
+    assert (a * b).dtype == expected
+
+
+def test_comparisons_give_bool_tensors_that_never_require_grad():
+    x = al.tensor([1.0, 3.0], requires_grad=True)
+    for m in (x > 2, x >= 2, x < 2, x <= 2, x == 3, x != 3):
+        assert m.dtype == al.bool and not m.requires_grad
+    assert ((x > 0) & (x < 2)).tolist() == [True, False]
+
+
+# -- printing ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("t, text", [
+    (al.tensor([51.2, 512.0, 0.0512]), "tensor([5.1200e+01, 5.1200e+02, 5.1200e-02])"),
+    (al.tensor([[0.1, 0.2, 0.3], [0.4, 0.6, 0.8]]), "tensor([[0.1000, 0.2000, 0.3000],\n        [0.4000, 0.6000, 0.8000]])"),
+    (al.tensor([1, 2]), "tensor([1, 2])"),
+    (al.tensor([True]), "tensor([True])"),
+    (al.tensor(3.0), "tensor(3.)"),
+    (al.tensor([1, 2], dtype=al.int32), "tensor([1, 2], dtype=al.int32)"),
+    (al.zeros(0, 3), "tensor([], size=(0, 3))"),
+    (al.tensor([]), "tensor([])"),
+    (al.tensor([1e-5, 1.0]), "tensor([1.0000e-05, 1.0000e+00])"),
+    (al.tensor([float("nan"), 1.0, float("inf")]), "tensor([nan, 1., inf])"),
+    (al.tensor([1e9, 1.0]), "tensor([1.0000e+09, 1.0000e+00])"),
+    (al.arange(2000.0), "tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,\n        1.9990e+03])"),
+])
+def test_prints_like_torch(t, text):
+    assert repr(t) == text
+
+
+def test_wide_matrix_wraps_at_80_columns_like_torch():
+    row = [-0.2626, 0.5923, 0.8125, 0.9248, -0.8884, -0.5030, 0.6338, 0.1005, 0.6427, 1.5381]
+    text = repr(al.tensor([row]))
+    assert text == ("tensor([[-0.2626,  0.5923,  0.8125,  0.9248, -0.8884, -0.5030,  0.6338,  0.1005,\n"
+                    "          0.6427,  1.5381]])")
+
+
+def test_grad_fn_names_and_next_functions_print_without_addresses():
+    a = al.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    names = {
+        "a*2": (a * 2, "MulBackward0"), "1-a": (1 - a, "RsubBackward1"), "a-a": (a - a, "SubBackward0"),
+        "a.T": (al.ones(2, 3, requires_grad=True).T, "PermuteBackward0"), "a[0]": (a[0], "SelectBackward0"),
+        "a[1:]": (a[1:], "SliceBackward0"), "a[[0,1]]": (a[[0, 1]], "IndexBackward0"),
+        "norm": (a.norm(), "LinalgVectorNormBackward0"), "2**a": (2 ** a, "PowBackward2"),
+        "a**a": (a ** a, "PowBackward1"), "a**2": (a ** 2, "PowBackward0"), "view": (a.view(3, 1), "ViewBackward0"),
+        "sum0": (a.sum(0), "SumBackward1"), "sum": (a.sum(), "SumBackward0"), "mean": (a.mean(), "MeanBackward0"),
+        "clamp": (a.clamp(0, 1), "ClampBackward1"), "outer": (al.outer(a, a), "MulBackward0"),
+        "dot": (al.matmul(a, a), "DotBackward0"), "unsq": (a.unsqueeze(0), "UnsqueezeBackward0"),
+        "cat": (al.cat([a, a]), "CatBackward0"), "stack": (al.stack([a, a]), "StackBackward0"),
+        "max": (al.maximum(a, a), "MaximumBackward0"), "where": (al.where(a > 1, a, 0.0), "WhereBackward0"),
+        "relu": (al.relu(a), "ReluBackward0"), "t": (al.ones(2, 3, requires_grad=True).t(), "TBackward0"),
+        "exp": (a.exp(), "ExpBackward0"), "transpose": (al.ones(2, 3, requires_grad=True).transpose(0, 1), "TransposeBackward0"),
+        "abs": (a.abs(), "AbsBackward0"), "sigmoid": (a.sigmoid(), "SigmoidBackward0"), "tanh": (a.tanh(), "TanhBackward0"),
+        "mm": (al.mm(a.view(1, 3), al.ones(3, 1)), "MmBackward0"), "div": (a / 2, "DivBackward0"),
+    }
+    for key, (t, name) in names.items():
+        assert t.grad_fn.name() == name, key
+        assert f"grad_fn=<{name}>" in repr(t)
+    y = a * 2
+    assert repr(y.grad_fn.next_functions) == "((<AccumulateGrad>, 0), (None, 0))"
+    assert y.grad_fn.next_functions[0][0].variable is a
+
+
+# -- attributes and conversions -----------------------------------------------------------------
+def test_attributes():
+    x = al.ones(2, 3, requires_grad=True)
+    assert x.shape == (2, 3) and x.ndim == 2 and x.T.shape == (3, 2) and x.is_leaf
+    y = x * 2
+    assert not y.is_leaf and y.requires_grad and y.data.grad_fn is None
+    assert len(x) == 2 and x.numel() == 6
+
+
+def test_item_float_bool_follow_torch_rules():
+    assert al.tensor([2.5]).item() == 2.5 and float(al.tensor(2.5)) == 2.5 and int(al.tensor(3)) == 3
+    with pytest.raises(RuntimeError, match="^a Tensor with 3 elements cannot be converted to Scalar$"):
+        al.ones(3).item()
+    with pytest.raises(RuntimeError, match="^Boolean value of Tensor with more than one value is ambiguous$"):
+        bool(al.ones(3))
+    with pytest.raises(ValueError, match="^only one element tensors can be converted to Python scalars$"):
+        float(al.ones(3))
+    with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+        len(al.tensor(1.0))
+
+
+def test_numpy_of_a_tensor_that_requires_grad_is_refused():
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        al.ones(2, requires_grad=True).numpy()
+
+
+def test_grad_assignment_is_checked():
+    x = al.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"attempting to assign a gradient of size '\[2\]' to a tensor of size '\[3\]'"):
+        x.grad = al.ones(2)
+    x.grad = al.ones(3)
+    x.grad = None
+    assert x.grad is None
+
+
+def test_in_place_on_a_leaf_that_requires_grad_is_refused_but_allowed_under_no_grad():
+    w = al.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place operation.$"):
+        w.add_(1)
+    assert w.tolist() == [1.0, 1.0]
+    with al.no_grad():
+        w -= 0.5
+    assert w.tolist() == [0.5, 0.5] and w.is_leaf and w.requires_grad
+
+
+# -- shapes and indexing ------------------------------------------------------------------------
+def test_broadcasting_error_names_both_shapes():
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) "
+                                           r"at non-singleton dimension 0\. Shapes \(3,\) and \(2,\)"):
+        al.ones(3) + al.ones(2)
+
+
+def test_mm_shape_error_is_torchs():
+    with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(1x3 and 2x3\)$"):
+        al.mm(al.ones(1, 3), al.ones(2, 3))
+    with pytest.raises(RuntimeError, match=r"^inconsistent tensor size, expected tensor \[3\] and src \[2\]"):
+        al.dot(al.ones(3), al.ones(2))
+    with pytest.raises(RuntimeError, match=r"^shape '\[4, 2\]' is invalid for input of size 6$"):
+        al.ones(6).view(4, 2)
+
+
+def test_indexing_is_differentiable_and_repeated_indices_add_up():
+    x = al.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x[[0, 0, 2]].sum() + x[1:].sum() + x[x > 2].sum()
+    y.backward()
+    assert x.grad.tolist() == [2.0, 1.0, 3.0]
+
+
+def test_setitem_on_plain_tensor_and_refusal_inside_graph():
+    j = al.zeros(2, 3)
+    j[0, :] = al.tensor([1.0, 2.0, 3.0])
+    assert j.tolist()[0] == [1.0, 2.0, 3.0]
+    y = al.ones(2, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="does not record in-place operations"):
+        y[0] = 5.0
