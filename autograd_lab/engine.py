@@ -197,16 +197,17 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
             _propagate(node, g, needed, pending, create_graph)
 
     # commit: nothing above touched a tensor, so an error leaves everything as it was
+    shared = _Shared(seeds)
     if accumulate:
         for node, g in delivered.items():
             if isinstance(node, AccumulateGrad):
-                _accumulate(node.variable, g, create_graph)
+                _accumulate(node.variable, g, create_graph, shared)
             else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
                 for x in inputs:
                     if x.grad_fn is node:
-                        _accumulate(x, g, create_graph)
+                        _accumulate(x, g, create_graph, shared)
     for t, g in retained:
-        t._grad = _as_tensor(g, copy=not create_graph)
+        t._grad = _as_tensor(g, copy=not create_graph and shared(g))
     if not retain_graph:
         for node in order:
             if node.op is not None and node.op.saves and (needed is None or node in needed):
@@ -214,7 +215,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 node.args = None
     if inputs is None:
         return None
-    return [None if edge(x) not in delivered else _as_tensor(delivered[edge(x)], copy=True)
+    return [None if edge(x) not in delivered else _as_tensor(delivered[edge(x)], copy=shared(delivered[edge(x)]))
             for x in inputs]
 
 
@@ -291,9 +292,27 @@ def _as_tensor(g, copy):
     return Tensor._make(np.array(g, copy=True) if copy else g)
 
 
-def _accumulate(leaf, g, create_graph):
+class _Shared:
+    """Decides whether a gradient array must be copied before it becomes a tensor.
+
+    Rules mostly return fresh arrays, which can be handed over as they are (a copy of a
+    784x256 weight gradient is measurable).  An array is copied when someone else may
+    hold it: it is a seed the caller passed in, a view of another array, or the very
+    array already handed to another tensor (``add`` sends one gradient to both inputs)."""
+
+    def __init__(self, seeds):
+        self.taken = {id(s) for s in seeds}
+
+    def __call__(self, g):
+        if isinstance(g, Tensor) or g.base is not None or id(g) in self.taken:
+            return not isinstance(g, Tensor)
+        self.taken.add(id(g))
+        return False
+
+
+def _accumulate(leaf, g, create_graph, shared):
     if leaf._grad is None:
-        leaf._grad = _as_tensor(g, copy=True)
+        leaf._grad = _as_tensor(g, copy=shared(g))
     elif create_graph or leaf._grad.grad_fn is not None or isinstance(g, Tensor):
         leaf._grad = leaf._grad + g
     else:

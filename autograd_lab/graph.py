@@ -188,14 +188,18 @@ def attach(op, args, params, out):
     if state.grad_enabled and op.differentiable:
         nexts = None
         for i, a in enumerate(args):
-            if isinstance(a, Tensor) and (a.grad_fn is not None or a._requires_grad):
-                if nexts is None:
-                    nexts, meta = [None] * len(args), [None] * len(args)
-                nexts[i] = edge(a)
-                meta[i] = (a._data.shape, a._data.dtype)
+            if isinstance(a, Tensor):
+                node = a.grad_fn
+                if node is None and a._requires_grad:
+                    node = a._accumulate or edge(a)
+                if node is not None:
+                    if nexts is None:
+                        nexts, meta = [None] * len(args), [None] * len(args)
+                    nexts[i] = node
+                    meta[i] = (a._data.shape, a._data.dtype)
         if nexts is not None:
-            result.grad_fn = Node(op, args, params, out, tuple(nexts), tuple(meta),
-                                  op.grad_name(args, params))
+            name = op.name if op.name.__class__ is str else op.name(args, params)
+            result.grad_fn = Node(op, args, params, out, tuple(nexts), tuple(meta), name)
     if state.forward_level:
         _push_tangent(op, args, params, result)
     if state.counters:

@@ -96,6 +96,8 @@ neg = Op("NegBackward0", np.negative,
 
 def _pow_base(g, y, a, b):
     # d(a^b)/da = b a^(b-1); torch defines it as 0 where b == 0 (even at a == 0)
+    if isinstance(b, (int, float)):
+        return g * 0 if b == 0 else g * b * a ** (b - 1)
     return where(b == 0, 0.0, g * b * a ** (b - 1))
 
 

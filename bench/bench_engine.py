@@ -1,0 +1,207 @@
+"""Engine overhead, measured against baselines in the same run (one thread).
+
+    python bench/bench_engine.py
+
+1. Per-op overhead: a 1,000-step chain ``y = y * 1.0001 + 0.001`` on a 4-element float32
+   tensor, forward + backward, reported in microseconds per operation (2,000 operations),
+   beside PyTorch, HIPS autograd and MyGrad when they are importable.
+2. One training step of an MLP (batch 256, 784 -> 256 sigmoid -> 10, mean squared error,
+   float32), forward + backward, against the same step written by hand in NumPy.
+"""
+import os
+
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = "1"
+
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import autograd_lab as al  # noqa: E402
+
+
+def median_time(fn, repeat=25, warmup=3):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def optional(name):
+    try:
+        return __import__(name)
+    except ImportError:
+        return None
+
+
+# -- 1. per-op overhead ---------------------------------------------------------------------
+STEPS = 1000
+OPS = 2 * STEPS
+
+
+def chain_al():
+    x = al.tensor(np.ones(4, np.float32), requires_grad=True)
+    y = x
+    for _ in range(STEPS):
+        y = y * 1.0001 + 0.001
+    y.sum().backward()
+    return x.grad
+
+
+def chain_numpy():
+    """The same arithmetic without any autograd: the floor any engine sits on."""
+    y = np.ones(4, np.float32)
+    for _ in range(STEPS):
+        y = y * 1.0001 + 0.001
+    g = np.ones(4, np.float32)
+    for _ in range(STEPS):
+        g = g * 1.0001
+    return g
+
+
+def chain_torch(torch):
+    def run():
+        x = torch.ones(4, requires_grad=True)
+        y = x
+        for _ in range(STEPS):
+            y = y * 1.0001 + 0.001
+        y.sum().backward()
+        return x.grad
+    return run
+
+
+def chain_hips(autograd):
+    anp = __import__("autograd.numpy", fromlist=["numpy"])
+
+    def f(x):
+        y = x
+        for _ in range(STEPS):
+            y = y * 1.0001 + 0.001
+        return anp.sum(y)
+    g = autograd.grad(f)
+    return lambda: g(np.ones(4, np.float32))
+
+
+def chain_mygrad(mygrad):
+    def run():
+        x = mygrad.tensor(np.ones(4, np.float32))
+        y = x
+        for _ in range(STEPS):
+            y = y * 1.0001 + 0.001
+        mygrad.sum(y).backward()
+        return x.grad
+    return run
+
+
+# -- 2. MLP step ---------------------------------------------------------------------------
+def mlp_data():
+    rng = np.random.default_rng(0)
+    f32 = np.float32
+    X = rng.normal(size=(256, 784)).astype(f32)
+    Y = rng.normal(size=(256, 10)).astype(f32)
+    W1 = (rng.normal(size=(784, 256)) * 0.05).astype(f32)
+    b1 = np.zeros(256, f32)
+    W2 = (rng.normal(size=(256, 10)) * 0.05).astype(f32)
+    b2 = np.zeros(10, f32)
+    return X, Y, W1, b1, W2, b2
+
+
+def mlp_numpy(X, Y, W1, b1, W2, b2):
+    def step():
+        h = 1 / (1 + np.exp(-(X @ W1 + b1)))
+        out = h @ W2 + b2
+        diff = out - Y
+        loss = (diff * diff).mean()
+        d_out = diff * (2 / diff.size)
+        dW2, db2 = h.T @ d_out, d_out.sum(0)
+        d_z = (d_out @ W2.T) * h * (1 - h)
+        dW1, db1 = X.T @ d_z, d_z.sum(0)
+        return loss, dW1, db1, dW2, db2
+    return step
+
+
+def mlp_al(X, Y, W1, b1, W2, b2):
+    X, Y = al.tensor(X), al.tensor(Y)
+    params = [al.tensor(p, requires_grad=True) for p in (W1, b1, W2, b2)]
+    W1, b1, W2, b2 = params
+
+    def step():
+        for p in params:
+            p.grad = None
+        h = al.sigmoid(X @ W1 + b1)
+        loss = ((h @ W2 + b2 - Y) ** 2).mean()
+        loss.backward()
+        return loss, W1.grad, b1.grad, W2.grad, b2.grad
+    return step
+
+
+def mlp_torch(torch, X, Y, W1, b1, W2, b2):
+    X, Y = torch.from_numpy(X), torch.from_numpy(Y)
+    params = [torch.tensor(p, requires_grad=True) for p in (W1, b1, W2, b2)]
+    W1, b1, W2, b2 = params
+
+    def step():
+        for p in params:
+            p.grad = None
+        h = torch.sigmoid(X @ W1 + b1)
+        loss = ((h @ W2 + b2 - Y) ** 2).mean()
+        loss.backward()
+        return loss, W1.grad, b1.grad, W2.grad, b2.grad
+    return step
+
+
+def main():
+    torch, hips, mygrad = optional("torch"), optional("autograd"), optional("mygrad")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+    print("1. Per-op overhead: 1,000-step chain y = y * 1.0001 + 0.001, 4 float32, forward + backward")
+    rows = [("autograd_lab", chain_al), ("NumPy, no autograd (floor)", chain_numpy)]
+    if torch is not None:
+        rows.append((f"PyTorch {torch.__version__}", chain_torch(torch)))
+    if hips is not None:
+        rows.append(("HIPS autograd", chain_hips(hips)))
+    if mygrad is not None:
+        rows.append((f"MyGrad {mygrad.__version__}", chain_mygrad(mygrad)))
+    per_op = {name: median_time(fn) / OPS * 1e6 for name, fn in rows}
+    ours = per_op["autograd_lab"]
+    for name, us in per_op.items():
+        print(f"   {name:32s} {us:7.2f} us/op   autograd_lab / this = {ours / us:5.2f}x")
+    if torch is not None:
+        verdict = "meets" if ours <= per_op[f"PyTorch {torch.__version__}"] else "misses"
+        print(f"   goal: no more than PyTorch per op -> {verdict}")
+    else:
+        print("   (install torch==2.13.0 to compare with PyTorch)")
+
+    print("\n2. MLP step: batch 256, 784 -> 256 sigmoid -> 10, MSE, float32, forward + backward")
+    data = mlp_data()
+    reference = mlp_numpy(*data)
+    ours_step = mlp_al(*data)
+    # same numbers first: a benchmark of a wrong answer is worthless
+    for r, o in zip(reference(), ours_step()):
+        assert np.allclose(np.asarray(r), o.detach().numpy(), rtol=1e-3, atol=1e-5)
+    steps = [("hand-written NumPy", reference), ("autograd_lab", ours_step)]
+    if torch is not None:
+        steps.append((f"PyTorch {torch.__version__}", mlp_torch(torch, *data)))
+    # interleave the runs so that drift in machine load hits every contestant alike
+    samples = {name: [] for name, _ in steps}
+    for _ in range(5):
+        for name, fn in steps:
+            samples[name].append(median_time(fn, repeat=8, warmup=1))
+    base = statistics.median(samples["hand-written NumPy"])
+    for name, _ in steps:
+        t = statistics.median(samples[name])
+        print(f"   {name:32s} {t * 1e3:7.2f} ms   / hand-written = {t / base:5.3f}x")
+    ratio = statistics.median(samples["autograd_lab"]) / base
+    print(f"   goal: at most 1.05x hand-written -> {'meets' if ratio <= 1.05 else 'misses'} ({ratio:.3f}x)")
+
+
+if __name__ == "__main__":
+    main()
