@@ -234,10 +234,10 @@ def _propagate(node, g, needed, pending, create_graph):
         g = Tensor._make(g)
     grads = node.op.vjps(g, y, args, node.params, wanted)
     lead_ndim = g.ndim - len(node.out_meta[0])
-    for i, child in enumerate(node.next):
-        r = grads[i]
+    for i, r in enumerate(grads):       # inputs past the rules are parameters (dims, shapes)
         if r is None or not wanted[i]:
             continue
+        child = node.next[i]
         meta = node.in_meta[i]
         if lead_ndim or type(r) is not np.ndarray or r.shape != meta[0] or r.dtype != meta[1]:
             r = _fit(node, i, r, lead_ndim, g)

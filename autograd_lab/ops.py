@@ -394,8 +394,8 @@ def _index_name(args, p):
 
 index = Op(_index_name, _index_forward,
            vjp=(lambda g, y, x, key, lead=0:
-                scatter(g, x.shape[lead:], key, lead=g.ndim - y.ndim + lead),),
-           jvp=(lambda t, y, x, key, lead=0: index(t, key, lead=t.ndim - x.ndim + lead),),
+                scatter(g, shape=x.shape[lead:], key=key, lead=g.ndim - y.ndim + lead),),
+           jvp=(lambda t, y, x, key, lead=0: index(t, key=key, lead=t.ndim - x.ndim + lead),),
            saves=False)
 
 
@@ -414,8 +414,8 @@ def _scatter_forward(g, shape, key, lead=0):
 
 
 scatter = Op("IndexPutBackward0", _scatter_forward,
-             vjp=(lambda g, y, x, shape, key, lead=0: index(g, key, lead=g.ndim - y.ndim + lead),),
-             jvp=(lambda t, y, x, shape, key, lead=0: scatter(t, shape, key, lead=t.ndim - x.ndim + lead),),
+             vjp=(lambda g, y, x, shape, key, lead=0: index(g, key=key, lead=g.ndim - y.ndim + lead),),
+             jvp=(lambda t, y, x, shape, key, lead=0: scatter(t, shape=shape, key=key, lead=t.ndim - x.ndim + lead),),
              saves=False)
 
 
@@ -429,7 +429,7 @@ def _cat_vjp(g, y, *xs, dim=0):
     grads, start = [], 0
     for x in xs:
         n = x.shape[dim]
-        grads.append(index(g, _along(dim, y.ndim, slice(start, start + n))))
+        grads.append(index(g, key=_along(dim, y.ndim, slice(start, start + n))))
         start += n
     return grads
 
@@ -455,7 +455,7 @@ def _stack_jvp(ts, y, *xs, dim=0):
 
 
 stack = Op("StackBackward0", lambda *xs, dim=0: np.stack(xs, axis=dim),
-           vjp_all=lambda g, y, *xs, dim=0: [index(g, _along(dim, y.ndim, i)) for i in range(len(xs))],
+           vjp_all=lambda g, y, *xs, dim=0: [index(g, key=_along(dim, y.ndim, i)) for i in range(len(xs))],
            jvp_all=_stack_jvp,
            saves=False, promote=True)
 

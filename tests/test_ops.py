@@ -13,7 +13,8 @@ IDS = [c[0] for c in CASES]
 
 @pytest.mark.parametrize("name, fn, shapes, kind", CASES, ids=IDS)
 def test_vjp_matches_finite_differences(name, fn, shapes, kind):
-    assert al.autograd.gradcheck(fn, make_inputs(shapes, kind), eps=1e-6, atol=1e-5, rtol=1e-3)
+    eps = 1e-3 if "float32" in name else 1e-6     # a float32 detour cannot resolve 1e-6 steps
+    assert al.autograd.gradcheck(fn, make_inputs(shapes, kind), eps=eps, atol=1e-5, rtol=1e-3)
 
 
 SECOND_ORDER = [c for c in CASES if c[0] not in ("amax", "amax_dim", "max_dim_values", "index_mask",
@@ -22,7 +23,8 @@ SECOND_ORDER = [c for c in CASES if c[0] not in ("amax", "amax_dim", "max_dim_va
 
 @pytest.mark.parametrize("name, fn, shapes, kind", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
 def test_rules_are_differentiable_again(name, fn, shapes, kind):
-    assert al.autograd.gradgradcheck(fn, make_inputs(shapes, kind))
+    eps = 1e-3 if "float32" in name else 1e-6
+    assert al.autograd.gradgradcheck(fn, make_inputs(shapes, kind), eps=eps, atol=1e-4, rtol=1e-3)
 
 
 @pytest.mark.parametrize("name, fn, shapes, kind", CASES, ids=IDS)
