@@ -372,14 +372,17 @@ class trace_backward:
         from .printing import array_str
         lines = []
         for k, s in enumerate(self.steps, 1):
-            lines.append(f"{k}. {s.name} receives {_flat(array_str(s.received))}")
+            lines.append(f"{k}. {_short(s.node)} receives {_flat(array_str(s.received))}")
             for i, child, g in s.sent:
-                target = child.name() if child is not None else "None"
-                lines.append(f"     input {i} -> {target}: {_flat(array_str(g))}")
+                lines.append(f"     input {i} -> {_short(child)}: {_flat(array_str(g))}")
         return "\n".join(lines)
 
     def __repr__(self):
         return f"<trace_backward: {len(self.steps)} steps>"
+
+
+def _short(node):
+    return node.name().split("::")[-1] if node is not None else "None"
 
 
 def _flat(text):

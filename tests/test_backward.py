@@ -334,3 +334,65 @@ def test_custom_function_returning_wrong_number_of_grads_is_an_error():
     with pytest.raises(RuntimeError, match="returned an incorrect number of gradients"):
         Bad.apply(x).sum().backward()
     assert x.grad is None
+
+
+# -- after an error, nothing has changed -----------------------------------------------------
+def _layer():
+    W = leaf([[0.5, -1.0]])
+    b = leaf([0.1])
+    y = al.sigmoid(W @ al.tensor([[1.0], [2.0]], dtype=al.float64) + b)
+    return W, b, y
+
+
+@pytest.mark.parametrize("bad_call", [
+    lambda y: y.backward(al.ones(3, dtype=al.float64)),                        # seed of the wrong shape
+    lambda y: (y * al.tensor([1.0, 2.0], dtype=al.float64)).backward(),       # implicit seed of a non-scalar
+    lambda y: al.autograd.grad(y.sum(), [al.ones(1, requires_grad=True)]),     # input not in the graph
+    lambda y: al.autograd.grad(y.sum(), [al.ones(1)]),                          # input without grad
+])
+def test_a_failed_call_leaves_grads_and_graph_untouched(bad_call):
+    W, b, y = _layer()
+    W.grad = al.tensor([[7.0, 7.0]], dtype=al.float64)
+    with pytest.raises(RuntimeError):
+        bad_call(y)
+    assert W.grad.tolist() == [[7.0, 7.0]] and b.grad is None
+    y.sum().backward()                     # the graph was not freed by the failed call
+    assert b.grad is not None
+
+
+def test_an_error_inside_the_walk_leaves_grads_and_graph_untouched():
+    x = al.tensor([-1.0, 4.0], requires_grad=True)
+    y = al.where(x > 0, al.sqrt(x), 0.0).sum()
+    with al.autograd.detect_anomaly(), pytest.raises(RuntimeError, match="SqrtBackward0"):
+        y.backward()
+    assert x.grad is None
+    y.backward()                           # saved values were not freed by the failed walk
+    assert x.grad.tolist()[1] == 0.25
+
+
+def test_unused_input_error_and_allow_unused():
+    x, unused = leaf([1.0]), leaf([2.0])
+    y = (x * 2).sum()
+    with pytest.raises(RuntimeError, match=r"^The differentiated Tensor at index 1 appears to not have been used "
+                                           r"in the graph\. Set allow_unused=True if this is the desired behavior\.$"):
+        al.autograd.grad(y, [x, unused], retain_graph=True)
+    gx, gu = al.autograd.grad(y, [x, unused], allow_unused=True, retain_graph=True)
+    assert gx.tolist() == [2.0] and gu is None
+    gx, gu = al.autograd.grad(y, [x, unused], materialize_grads=True)
+    assert gu.tolist() == [0.0]
+
+
+def test_output_without_grad_fn_is_refused_with_torchs_text():
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does not have a grad_fn$"):
+        al.ones(2).sum().backward()
+
+
+def test_trace_records_each_node_and_edge_in_walk_order():
+    x = leaf([1.0, 2.0])
+    with al.autograd.trace_backward() as trace:
+        ((x * x).sum() * 3).backward()
+    assert [s.name for s in trace.steps] == ["MulBackward0", "SumBackward0", "MulBackward0",
+                                             "torch::autograd::AccumulateGrad"]
+    assert trace.steps[2].received.tolist() == [3.0, 3.0]
+    assert [g.tolist() for _, _, g in trace.steps[2].sent] == [[3.0, 6.0], [3.0, 6.0]]
+    assert "AccumulateGrad receives [ 6., 12.]" in str(trace)
