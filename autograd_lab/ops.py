@@ -205,12 +205,14 @@ abs = Op("AbsBackward0", np.abs,
          vjp=(lambda g, y, x: g * sign(x),),
          jvp=(lambda t, y, x: t * sign(x),))
 
-# piecewise-constant functions: defined derivative zero (a gradient of zeros, not none)
-_zero_rule = (lambda g, y, x: g * 0,)
-sign = Op("SignBackward0", np.sign, vjp=_zero_rule, jvp=_zero_rule)
-floor = Op("FloorBackward0", np.floor, vjp=_zero_rule, jvp=_zero_rule)
-ceil = Op("CeilBackward0", np.ceil, vjp=_zero_rule, jvp=_zero_rule)
-round = Op("RoundBackward0", np.round, vjp=_zero_rule, jvp=_zero_rule)
+# piecewise-constant functions: derivative zero wherever it exists (a gradient of
+# zeros, not none: the graph goes on, but nothing flows through)
+def _flat(name, forward):
+    return Op(name, forward, vjp=(lambda g, y, x: g * 0,), jvp=(lambda t, y, x: t * 0,))
+
+
+sign, floor = _flat("SignBackward0", np.sign), _flat("FloorBackward0", np.floor)
+ceil, round = _flat("CeilBackward0", np.ceil), _flat("RoundBackward0", np.round)
 
 
 # -- comparisons and logic: bool results, never differentiable ------------------------
@@ -353,9 +355,16 @@ def _expand_forward(x, shape):
     return np.broadcast_to(x, lead + full)
 
 
+def _expand_jvp(t, y, x, shape):
+    lead = t.ndim - x.ndim
+    if lead and x.ndim < len(shape):   # keep a batch of tangents in front of the new dims
+        t = reshape(t, shape=t.shape[:lead] + (1,) * (len(shape) - x.ndim) + x.shape)
+    return expand(t, shape=shape)
+
+
 expand = Op("ExpandBackward0", _expand_forward,
             vjp=(lambda g, y, x, shape: sum_to(g, x.shape, lead=g.ndim - y.ndim),),
-            jvp=(lambda t, y, x, shape: expand(t, shape),),
+            jvp=(_expand_jvp,),
             saves=False)
 
 
@@ -525,10 +534,28 @@ def _matmul_name(args, p):
         (a, b), "MmBackward0" if a <= 2 and b <= 2 else "BmmBackward0")
 
 
+def _matmul_jvp(t, y, a, b, side):
+    """d(a @ b) = da @ b + a @ db.  A batch of tangents (leading dims beyond the input's)
+    must not mix with matmul's own conventions: make both operands matrices, put the
+    batch in front of matmul's batch dims, and reshape to the output's shape."""
+    x = a if side == 0 else b
+    lead = t.ndim - x.ndim
+    if lead == 0:
+        return matmul(t, b) if side == 0 else matmul(a, t)
+    a2 = unsqueeze(a, -2) if a.ndim == 1 else a
+    b2 = unsqueeze(b, -1) if b.ndim == 1 else b
+    if x.ndim == 1:
+        t = unsqueeze(t, -2 if side == 0 else -1)
+    core = a2.ndim if a2.ndim > b2.ndim else b2.ndim
+    t = reshape(t, shape=t.shape[:lead] + (1,) * (core - t.ndim + lead) + t.shape[lead:])
+    out = matmul(t, b2) if side == 0 else matmul(a2, t)
+    return reshape(out, shape=out.shape[:lead] + y.shape)
+
+
 matmul = Op(_matmul_name, _matmul_forward,
             vjp=(_matmul_vjp_a, _matmul_vjp_b),
-            jvp=(lambda t, y, a, b: matmul(t, b),
-                 lambda t, y, a, b: matmul(a, t)))
+            jvp=(lambda t, y, a, b: _matmul_jvp(t, y, a, b, 0),
+                 lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)))
 
 
 # -- entries of the table that other parts of the package look up by name --------------

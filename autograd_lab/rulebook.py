@@ -1,0 +1,135 @@
+"""The rules table as a reader sees it: every operation with its forward, VJP and JVP
+rules, read from the source of ``ops.py`` itself so the book's table cannot drift from
+the code.
+
+    >>> from autograd_lab import rulebook
+    >>> rulebook.rule("where").vjp
+    ('—', 'where(cond, g, 0.0)', 'where(cond, 0.0, g)')
+"""
+import ast
+import inspect
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ops
+from .graph import Op
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str            # the Python name in ops.py (ops.mul)
+    grad_fn: str         # the node's name in the graph (MulBackward0)
+    inputs: tuple        # the rule functions' input names, e.g. ('a', 'b')
+    forward: str         # the NumPy forward, as source text
+    vjp: tuple           # one expression per input (or one for all inputs)
+    jvp: tuple
+    saves: bool          # whether a backward frees what this op saved
+    differentiable: bool
+
+
+def _lambdas_by_line():
+    """Source text of every lambda in ops.py, keyed by the line it starts on."""
+    source = inspect.getsource(ops)
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Lambda):
+            found.setdefault(node.lineno, []).append(
+                (ast.get_source_segment(source, node.body), [a.arg for a in node.args.args]))
+    return found
+
+
+def _text(fn, lambdas):
+    """A rule as readable source: a lambda's body, or a named function's signature."""
+    if fn is None:
+        return "—"
+    code = getattr(fn, "__code__", None)
+    if code is None:                                  # a NumPy ufunc or builtin
+        module = getattr(fn, "__module__", None) or "numpy"
+        prefix = "np." if module.startswith("numpy") or isinstance(fn, np.ufunc) else ""
+        return prefix + getattr(fn, "__name__", repr(fn))
+    if fn.__name__ != "<lambda>":
+        return f"{fn.__name__}{inspect.signature(fn)}"
+    wanted = list(code.co_varnames[:code.co_argcount])
+    for body, args in lambdas.get(code.co_firstlineno, []):
+        if args == wanted:
+            text = " ".join(body.split())
+            # name the NumPy function a closure variable stands for (forward -> np.amax)
+            for var, cell in zip(code.co_freevars, fn.__closure__ or ()):
+                value = cell.cell_contents
+                if callable(value) and not hasattr(value, "__code__"):
+                    text = re.sub(rf"\b{var}\b", _text(value, lambdas), text)
+            return text
+    return "<lambda>"
+
+
+def _names(op, lambdas):
+    """The grad_fn name(s) an op's nodes get (some depend on the arguments)."""
+    if isinstance(op.name, str):
+        return op.name
+    found = []
+    for params in ({}, {"dim": 0}):
+        try:
+            found.append(op.name((), params))
+        except (IndexError, KeyError, TypeError, ValueError):
+            pass
+    code = getattr(op.name, "__code__", None)
+    source = inspect.getsource(op.name) if code is not None else ""
+    found += re.findall(r"\w+Backward\d", source)
+    unique = list(dict.fromkeys(n for n in found if "{" not in n))
+    return " / ".join(unique)
+
+
+def _inputs(op):
+    rules = op.vjp or op.jvp or ()
+    for fn in rules:
+        if fn is not None and hasattr(fn, "__code__"):
+            names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+            return tuple(names[2:2 + len(rules)])
+    if op.vjp_all is not None:
+        return ("*inputs",)
+    return ()
+
+
+def rules():
+    """One :class:`Rule` per operation in ``ops.py``, in the order they are defined."""
+    lambdas = _lambdas_by_line()
+    table = []
+    for name, op in ops.table().items():
+        grad_fn = _names(op, lambdas)
+        vjp = tuple(_text(f, lambdas) for f in op.vjp) if op.vjp else \
+            ((_text(op.vjp_all, lambdas),) if op.vjp_all else ())
+        jvp = tuple(_text(f, lambdas) for f in op.jvp) if op.jvp else \
+            ((_text(op.jvp_all, lambdas),) if op.jvp_all else ())
+        table.append(Rule(name, grad_fn, _inputs(op), _text(op.forward, lambdas), vjp, jvp,
+                          op.saves, op.differentiable))
+    return table
+
+
+def rule(name):
+    """The :class:`Rule` of one operation, by its name in ops.py."""
+    for r in rules():
+        if r.name == name:
+            return r
+    raise KeyError(f"ops.py has no operation named {name!r}")
+
+
+def markdown(differentiable_only=True):
+    """The table as Markdown: one row per operation, one line per input's rule."""
+    def cell(parts, inputs):
+        if len(parts) == len(inputs) and len(parts) > 1:
+            return "<br>".join(f"{i}: `{p}`" for i, p in zip(inputs, parts))
+        return "<br>".join(f"`{p}`" for p in parts)
+
+    rows = ["| op | grad_fn | forward | VJP: gradient to each input (g = dL/dy) | "
+            "JVP: tangent of y (t = input's tangent) |", "|---|---|---|---|---|"]
+    for r in rules():
+        if differentiable_only and not r.differentiable:
+            continue
+        rows.append(f"| `{r.name}` | `{r.grad_fn}` | `{r.forward}` | {cell(r.vjp, r.inputs)} | "
+                    f"{cell(r.jvp, r.inputs)} |")
+    return "\n".join(rows)
+
+
+__all__ = ["Rule", "rules", "rule", "markdown", "Op"]
