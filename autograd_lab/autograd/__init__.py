@@ -3,7 +3,7 @@ from ..engine import Step, backward, grad, trace_backward
 from ..function import Function, FunctionCtx, once_differentiable
 from ..modes import (PassCounter, count_passes, detect_anomaly, enable_grad, is_anomaly_enabled,
                      no_grad, set_detect_anomaly, set_grad_enabled)
-from ..tensor import Tensor
+from ..tensor import Tensor as _Tensor
 from . import functional
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
@@ -11,9 +11,9 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 def Variable(data, requires_grad=False, volatile=False):
     """The pre-0.4 wrapper.  Variables were merged into tensors in PyTorch 0.4, so this
     returns a tensor (sharing ``data``'s numbers) with ``requires_grad`` set."""
-    if not isinstance(data, Tensor):
+    if not isinstance(data, _Tensor):
         raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-    t = Tensor._make(data._data)
+    t = _Tensor._make(data._data)
     t.requires_grad = requires_grad
     return t
 
