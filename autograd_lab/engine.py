@@ -177,6 +177,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         _send(pending, root, seed)
     delivered = {}                      # target node -> its gradient
     retained = []                       # (tensor, gradient) for retain_grad()
+    stopped = set()                     # targets where the walk ended without running the rule
     mode = enable_grad() if create_graph else no_grad()
     with mode, np.errstate(all="ignore"):
         for node in order:
@@ -193,6 +194,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 delivered[node] = g
                 if node.op is None or (needed is not None and not any(
                         c is not None and c in needed for c in node.next)):
+                    stopped.add(node)   # its rule never ran: its saved values stay (as in torch)
                     continue
             _propagate(node, g, needed, pending, create_graph)
 
@@ -210,7 +212,8 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         t._grad = _as_tensor(g, copy=not create_graph and shared(g))
     if not retain_graph:
         for node in order:
-            if node.op is not None and node.op.saves and (needed is None or node in needed):
+            if node.op is not None and node.op.saves and (needed is None or node in needed) \
+                    and node not in stopped:
                 node.freed = True
                 node.args = None
     if inputs is None:
@@ -334,7 +337,8 @@ class Step:
 
     @property
     def name(self):
-        return self.node.name()
+        """The node's name, with a leaf's node shown as plain ``AccumulateGrad``."""
+        return _short(self.node)
 
     def __repr__(self):
         return f"Step({self.name}, received={self.received!r}, sent to {len(self.sent)} edge(s))"

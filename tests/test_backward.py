@@ -392,7 +392,7 @@ def test_trace_records_each_node_and_edge_in_walk_order():
     with al.autograd.trace_backward() as trace:
         ((x * x).sum() * 3).backward()
     assert [s.name for s in trace.steps] == ["MulBackward0", "SumBackward0", "MulBackward0",
-                                             "torch::autograd::AccumulateGrad"]
+                                             "AccumulateGrad"]
     assert trace.steps[2].received.tolist() == [3.0, 3.0]
     assert [g.tolist() for _, _, g in trace.steps[2].sent] == [[3.0, 6.0], [3.0, 6.0]]
     assert "AccumulateGrad receives [ 6., 12.]" in str(trace)
