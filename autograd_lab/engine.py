@@ -17,7 +17,7 @@ import numpy as np
 
 from . import ops
 from .graph import AccumulateGrad, Node, edge
-from .modes import count, enable_grad, no_grad, state
+from .modes import count, state
 from .tensor import Tensor
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved "
@@ -178,25 +178,28 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     delivered = {}                      # target node -> its gradient
     retained = []                       # (tensor, gradient) for retain_grad()
     stopped = set()                     # targets where the walk ended without running the rule
-    mode = enable_grad() if create_graph else no_grad()
-    with mode, np.errstate(all="ignore"):
-        for node in order:
-            g = pending.pop(node, None)
-            if g is None or (needed is not None and node not in needed):
-                continue
-            if node.hooks:
-                g = _run_hooks(node.hooks, g, create_graph)
-            if _tracers:
-                _trace(node, g)
-            if node.retain is not None and node.retain() is not None:
-                retained.append((node.retain(), g))
-            if node in targets:
-                delivered[node] = g
-                if node.op is None or (needed is not None and not any(
-                        c is not None and c in needed for c in node.next)):
-                    stopped.add(node)   # its rule never ran: its saved values stay (as in torch)
+    grad_mode, state.grad_enabled = state.grad_enabled, create_graph   # record only for create_graph
+    try:
+        with np.errstate(all="ignore"):
+            for node in order:
+                g = pending.pop(node, None)
+                if g is None or (needed is not None and node not in needed):
                     continue
-            _propagate(node, g, needed, pending, create_graph)
+                if node.hooks:
+                    g = _run_hooks(node.hooks, g, create_graph)
+                if _tracers:
+                    _trace(node, g)
+                if node.retain is not None and node.retain() is not None:
+                    retained.append((node.retain(), g))
+                if node in targets:
+                    delivered[node] = g
+                    if node.op is None or (needed is not None and not any(
+                            c is not None and c in needed for c in node.next)):
+                        stopped.add(node)   # its rule never ran: its saved values stay (as in torch)
+                        continue
+                _propagate(node, g, needed, pending, create_graph)
+    finally:
+        state.grad_enabled = grad_mode
 
     # commit: nothing above touched a tensor, so an error leaves everything as it was
     shared = _Shared(seeds)
@@ -215,7 +218,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
             if node.op is not None and node.op.saves and (needed is None or node in needed) \
                     and node not in stopped:
                 node.freed = True
-                node.args = None
+                node.args = node.arrays = None
     if inputs is None:
         return None
     return [None if edge(x) not in delivered else _as_tensor(delivered[edge(x)], copy=shared(delivered[edge(x)]))

@@ -81,12 +81,13 @@ class Op:
 
 class Node:
     """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it."""
-    __slots__ = ("op", "args", "params", "out", "next", "in_meta", "out_meta", "hooks",
-                 "retain", "freed", "_name", "__weakref__")
+    __slots__ = ("op", "args", "arrays", "params", "out", "next", "in_meta", "out_meta", "hooks",
+                 "retain", "freed", "_name", "tangent", "__weakref__")
 
-    def __init__(self, op, args, params, out, nexts, in_meta, name):
+    def __init__(self, op, args, arrays, params, out, nexts, in_meta, name):
         self.op = op
-        self.args = args
+        self.args = args              # the inputs as given: tensors, numbers, masks
+        self.arrays = arrays          # the same as NumPy arrays (what a plain backward uses)
         self.params = params
         self.out = out
         self.next = nexts
@@ -96,6 +97,7 @@ class Node:
         self.retain = None
         self.freed = False
         self._name = name
+        self.tangent = None           # forward mode: the output's tangent, for saved()
 
     def name(self):
         return self._name
@@ -121,8 +123,10 @@ class Node:
         if create_graph:
             y = Tensor._make(self.out)
             y.grad_fn = self
+            if state.forward_level:       # forward over reverse: y keeps its tangent
+                y._tangent = self.tangent
             return self.args, y
-        return [a._data if isinstance(a, Tensor) else a for a in self.args], self.out
+        return self.arrays, self.out
 
 
 class AccumulateGrad:
@@ -177,10 +181,10 @@ def record(op, args, params):
                 out = op.forward(*arrays, **params)
     except ValueError as e:
         raise _shape_error(op, arrays, e) from None
-    return attach(op, args, params, out)
+    return attach(op, args, params, out, arrays)
 
 
-def attach(op, args, params, out):
+def attach(op, args, params, out, arrays=None):
     """Wrap a forward result as a tensor, and record how it was made."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
@@ -199,9 +203,13 @@ def attach(op, args, params, out):
                     meta[i] = (a._data.shape, a._data.dtype)
         if nexts is not None:
             name = op.name if op.name.__class__ is str else op.name(args, params)
-            result.grad_fn = Node(op, args, params, out, tuple(nexts), tuple(meta), name)
+            if arrays is None:
+                arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+            result.grad_fn = Node(op, args, arrays, params, out, tuple(nexts), tuple(meta), name)
     if state.forward_level:
         _push_tangent(op, args, params, result)
+        if result.grad_fn is not None:
+            result.grad_fn.tangent = result._tangent
     if state.counters:
         for c in state.counters:
             c.ops += 1
@@ -214,6 +222,13 @@ def _push_tangent(op, args, params, result):
     if all(t is None for t in tangents) or not op.differentiable:
         return
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if op.promote and op.jvp_all is None:
+        # elementwise ops broadcast their inputs right-aligned; a batch of tangents must
+        # stay in front of the broadcast dimensions, not be mistaken for one of them
+        ndim = result._data.ndim
+        tangents = [t if t is None or t.ndim == x.ndim or x.ndim >= ndim else
+                    t.reshape(t.shape[:t.ndim - x.ndim] + (1,) * (ndim - x.ndim) + x.shape)
+                    for t, x in zip(tangents, arrays)]
     with np.errstate(all="ignore"):
         t = op.tangent(tangents, result._data, arrays, params)
     if t is None:
