@@ -514,6 +514,8 @@ def _matmul_vjp_a(g, y, a, b):
     if b.ndim == 1:                                   # y = a @ b contracts b's only axis
         return unsqueeze(g, -1) * b
     if a.ndim == 1:                                   # a is a row vector in disguise
+        if b.ndim == 2:                               # g's rows times bᵀ: one matrix product
+            return matmul(g, _mT(b))                  # for a whole batch of seeds
         return squeeze(matmul(unsqueeze(g, -2), _mT(b)), -2)
     return matmul(g, _mT(b))
 
@@ -522,6 +524,8 @@ def _matmul_vjp_b(g, y, a, b):
     if b.ndim == 1:
         if a.ndim == 1:
             return unsqueeze(g, -1) * a
+        if a.ndim == 2:                               # gᵀ a as one matrix product, even for
+            return matmul(g, a)                       # a batch of seeds (rows of g)
         return squeeze(matmul(unsqueeze(g, -2), a), -2)
     if a.ndim == 1:
         return unsqueeze(a, -1) * unsqueeze(g, -2)
@@ -542,6 +546,12 @@ def _matmul_jvp(t, y, a, b, side):
     lead = t.ndim - x.ndim
     if lead == 0:
         return matmul(t, b) if side == 0 else matmul(a, t)
+    if side == 0 and b.ndim <= 2:                     # the batch rides along in t's rows
+        return matmul(t, b)
+    if side == 1 and a.ndim <= 2 and b.ndim >= 2:
+        return matmul(a, t)
+    if side == 1 and a.ndim == 2:                     # W @ x: the tangents of x, as rows,
+        return matmul(t, _mT(a))                      # times Wᵀ in one matrix product
     a2 = unsqueeze(a, -2) if a.ndim == 1 else a
     b2 = unsqueeze(b, -1) if b.ndim == 1 else b
     if x.ndim == 1:

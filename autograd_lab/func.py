@@ -1,0 +1,396 @@
+"""``al.func``: torch.func-style transforms -- ``jvp``, ``vjp``, ``grad``, ``jacrev``,
+``jacfwd`` and ``hessian``.
+
+Forward mode here is the real thing, not the double-backward trick: ``jvp`` gives each
+input a *tangent* (a direction ``v``), and every operation pushes tangents forward with
+its JVP rule (``ops.py``, beside its VJP rule) while it computes its value.  One forward
+pass yields ``J v``, one column-combination of the Jacobian; a batch of tangents with a
+leading dimension yields many columns in the same single pass (the rules are
+right-aligned, as they are for batched gradients).
+
+Reverse mode (``vjp``, ``grad``, ``jacrev``) records the function once and walks the
+graph backward: one walk yields ``vᵀ J``, one row-combination; ``jacrev`` sends all the
+one-hot seeds through a single batched walk.
+
+Cost, as ``al.autograd.count_passes()`` reports it: ``jacrev`` of f: Rⁿ → Rᵐ is one
+forward and one (batched) backward pass; ``jacfwd`` is one forward pass carrying one
+batch of n tangents (``jvp`` = 1).
+
+Composition: ``jacrev(jacrev(f))``, ``jacfwd(jacrev(f))`` and ``grad(grad(f))`` work
+(the inner transform records its backward pass when an outer one is watching).
+Nested forward mode (``jacfwd(jacfwd(f))``) and reverse-over-forward
+(``jacrev(jacfwd(f))``) raise: a tensor carries one tangent, as a plain array.
+"""
+import numpy as np
+
+from . import engine
+from .modes import count, state
+from .tensor import Tensor
+
+__all__ = ["jvp", "vjp", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian"]
+
+NESTED_FORWARD = (
+    "al.func.jvp was called while another forward-mode pass was running (jvp inside jvp, "
+    "jacfwd of jacfwd, or a forward-mode jacobian inside one). autograd_lab carries a single "
+    "tangent per tensor, so forward-mode levels cannot be nested; make the outer transform "
+    "reverse mode instead (jacrev(jacfwd(f)) is not supported either; jacfwd(jacrev(f)) and "
+    "jacrev(jacrev(f)) are).")
+
+REVERSE_OVER_FORWARD = (
+    "Reverse mode over forward mode (jacrev(jacfwd(f)), grad of a jvp, or a forward-mode "
+    "jacobian inside autograd.functional's reverse mode) is not supported: autograd_lab's "
+    "tangents are plain arrays, so the result of a jvp cannot be differentiated again. "
+    "Write it as jacfwd(jacrev(f)) or jacrev(jacrev(f)).")
+
+_reverse_depth = [0]      # > 0 while a reverse-mode transform evaluates the user's function
+
+
+# -- forward mode: the core every forward-mode helper uses ---------------------------------
+def _forward_pass(func, primals, tangents):
+    """Call ``func(*duals)`` where each dual carries its primal's value and tangent
+    (None: no tangent), with tangents pushed through every operation.  Returns whatever
+    ``func`` returned; read tangents with :func:`_tangent_of`.  Counts one ``forward``
+    and one ``jvp`` pass, whatever the size of the tangent batch."""
+    if state.forward_level:
+        raise RuntimeError(NESTED_FORWARD)
+    if _reverse_depth[0] and state.grad_enabled and any(
+            isinstance(p, Tensor) and p.requires_grad for p, t in zip(primals, tangents)
+            if t is not None):
+        raise RuntimeError(REVERSE_OVER_FORWARD)
+    duals = []
+    for p, t in zip(primals, tangents):
+        if t is None or not isinstance(p, Tensor):
+            duals.append(p)
+            continue
+        d = p.view_as(p) if (p.requires_grad and state.grad_enabled) else Tensor._make(p._data)
+        d._tangent = t
+        duals.append(d)
+    if not getattr(func, "_al_internal", False):    # e.g. hessian's jac_func: not the user's function
+        count("forward")
+    count("jvp")
+    state.forward_level = 1
+    try:
+        return func(*duals)
+    finally:
+        state.forward_level = 0
+
+
+def _tangent_of(out, lead=()):
+    """The tangent an output carries after a forward pass (zeros if none reached it)."""
+    t = out._tangent
+    want = tuple(lead) + out.shape
+    if t is None:
+        return np.zeros(want, out._data.dtype)
+    if t.shape != want:
+        t = np.broadcast_to(t, want)
+    return t
+
+
+def _check_tangent(p, t, batched=False):
+    """A tangent as an array of p's dtype; its shape must be p's (after the batch dim)."""
+    a = t._data if isinstance(t, Tensor) else np.asarray(t)
+    shape = a.shape[1:] if batched else a.shape
+    if shape != p.shape:
+        raise RuntimeError("Trying to set a forward gradient that has a different size than that "
+                           "of the original Tensor, this is not supported. Tensor is of size "
+                           f"{list(p.shape)} while the given forward gradient is of size "
+                           f"{list(shape)}.")
+    if p._data.dtype.kind != "f":
+        raise RuntimeError(f"forward mode needs floating point primals; got {p.dtype!r} "
+                           "(only floating point tensors have tangents)")
+    return a.astype(p._data.dtype, copy=False)
+
+
+# -- reverse mode helpers -----------------------------------------------------------------
+def _reverse_leaf(x):
+    """A tensor to differentiate with respect to.  If an outer transform is already
+    tracking ``x`` (it requires grad), stay connected to it; otherwise a fresh leaf.
+    Returns (tensor, nested)."""
+    if x.requires_grad and state.grad_enabled:
+        return x.view_as(x), True
+    if x._data.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients "
+                           f"(al.func differentiates with respect to the argument of dtype "
+                           f"{x.dtype!r}; pass a float tensor)")
+    leaf = Tensor._make(x._data)
+    leaf._tangent = x._tangent          # an outer forward pass (jacfwd(jacrev(f))) keeps its tangent
+    leaf.requires_grad = True
+    return leaf, x._tangent is not None
+
+
+class _Tracking:
+    """While reverse mode evaluates the user's function (to tell reverse-over-forward)."""
+
+    def __enter__(self):
+        _reverse_depth[0] += 1
+
+    def __exit__(self, *exc):
+        _reverse_depth[0] -= 1
+        return False
+
+
+def _call_reverse(func, args):
+    if not getattr(func, "_al_internal", False):    # another transform: its own call counts
+        count("forward")
+    with _Tracking():
+        return func(*args)
+
+
+def _outputs(out, where):
+    """(is_tuple, tuple of tensors) for a function's result, with torch's error text."""
+    is_tuple = isinstance(out, (tuple, list))
+    outs = tuple(out) if is_tuple else (out,)
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{where}: expected f(*primals) to return only tensors, got "
+                               f"unsupported type {type(o)}")
+    return is_tuple, outs
+
+
+def _check_transform_args(args, argnums):
+    if isinstance(argnums, int):
+        nums = (argnums,)
+    elif isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums):
+        nums = argnums
+    else:
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    if len(set(nums)) != len(nums):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    fixed = []
+    for a in nums:
+        if not -len(args) <= a < len(args):
+            raise RuntimeError(f"Got argnum={a}, but only {len(args)} positional inputs")
+        fixed.append(a % len(args))
+    for a in fixed:
+        if not isinstance(args[a], Tensor):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(args[a])}")
+    return tuple(fixed)
+
+
+def _split_aux(out, has_aux, where):
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(f"{where}: output of function f should be a tuple: (output, aux) "
+                           "if has_aux is True")
+    return out
+
+
+def _finish(t, nested):
+    """Hand a result back: connected to the outer graph when nested, plain otherwise."""
+    if nested:
+        return t
+    out = Tensor._make(t._data)
+    out._tangent = t._tangent
+    return out
+
+
+def _zeros_for(x, lead=()):
+    return Tensor._make(np.zeros(tuple(lead) + x.shape, x._data.dtype))
+
+
+def _grads(outs, leaves, seeds, create_graph, batched=False, lead=()):
+    """engine.grad over the outputs that require grad; zeros where no path exists."""
+    pairs = [(o, s) for o, s in zip(outs, seeds) if o.requires_grad]
+    if not pairs:
+        return [_zeros_for(x, lead) for x in leaves]
+    got = engine.grad([o for o, _ in pairs], leaves, [s for _, s in pairs], retain_graph=True,
+                      create_graph=create_graph, allow_unused=True, is_grads_batched=batched)
+    return [g if g is not None else _zeros_for(x, lead) for g, x in zip(got, leaves)]
+
+
+# -- the transforms -------------------------------------------------------------------------
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(func(*primals), J·tangents)`` in ONE forward pass, by forward mode.
+
+    ``primals`` and ``tangents`` are tuples of tensors of the same shapes.  Each input
+    carries its tangent through every operation (the JVP rules in ``ops.py``); the
+    outputs' tangents are the directional derivative.  Returns ``(output, jvp_out)``
+    (plus ``aux`` with ``has_aux=True``); both mirror the structure of ``func``'s output."""
+    where = "jvp(f, primals, tangents)"
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{where}: Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    if not isinstance(tangents, tuple) or len(tangents) != len(primals):
+        n = len(tangents) if isinstance(tangents, tuple) else type(tangents).__name__
+        raise RuntimeError(f"{where}: Expected primals and tangents to have the same python "
+                           f"structure. For example, if primals is a tuple of 3 tensors, tangents "
+                           f"also must be. Got {len(primals)} primals and tangents {n}.")
+    if not primals:
+        raise RuntimeError(f"{where}: Expected primals to contain at least one Tensor.")
+    for p in primals + tangents:
+        if not isinstance(p, Tensor):
+            raise RuntimeError(f"{where}: Expected primals to only contain Tensors, got {type(p)}")
+    ts = [_check_tangent(p, t) for p, t in zip(primals, tangents)]
+    out = _forward_pass(func, primals, ts)
+    out, aux = _split_aux(out, has_aux, where)
+    is_tuple, outs = _outputs(out, where)
+    values = tuple(Tensor._make(o._data) for o in outs)
+    jv = tuple(Tensor._make(np.array(_tangent_of(o))) for o in outs)
+    result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
+    return result + (aux,) if has_aux else result
+
+
+def vjp(func, *primals, has_aux=False):
+    """``(func(*primals), vjp_fn)``: record ``func`` once; each ``vjp_fn(cotangents)`` is
+    one backward walk returning ``cotangentsᵀ J``, one tensor per primal (a tuple)."""
+    where = "vjp(f, *primals)"
+    for p in primals:
+        if not isinstance(p, Tensor):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(p)}")
+    prepared = [_reverse_leaf(p) for p in primals]
+    leaves = [x for x, _ in prepared]
+    nested = any(n for _, n in prepared) or bool(state.forward_level)
+    out = _call_reverse(func, leaves)
+    out, aux = _split_aux(out, has_aux, where)
+    is_tuple, outs = _outputs(out, where)
+
+    def vjp_fn(cotangents):
+        cots = tuple(cotangents) if isinstance(cotangents, (tuple, list)) else (cotangents,)
+        if isinstance(cotangents, (tuple, list)) != is_tuple or len(cots) != len(outs):
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
+                               f"structure of outputs to the function. cotangents: "
+                               f"{_structure(cotangents)}, primal output: {_structure(out)}")
+        grads = _grads(outs, leaves, cots, create_graph=nested)
+        return tuple(_finish(g, nested) for g in grads)
+
+    value = tuple(_finish(o, nested) for o in outs)
+    result = (value if is_tuple else value[0], vjp_fn)
+    return result + (aux,) if has_aux else result
+
+
+def _structure(x):
+    if isinstance(x, (tuple, list)):
+        return "(" + ", ".join(_structure(e) for e in x) + ")"
+    return "*"
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """Like :func:`grad`, returning ``(gradient, value)``."""
+    def wrapper(*args):
+        where = "grad_and_value(f)(*args)"
+        nums = _check_transform_args(args, argnums)
+        args = list(args)
+        nested = bool(state.forward_level)
+        for a in nums:
+            args[a], n = _reverse_leaf(args[a])
+            nested = nested or n
+        out = _call_reverse(func, args)
+        out, aux = _split_aux(out, has_aux, where)
+        if not isinstance(out, Tensor):
+            raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, got {type(out)}")
+        if out.ndim != 0:
+            raise RuntimeError(f"{where}: Expected f(*args) to return a scalar Tensor, got tensor "
+                               f"with {out.ndim} dims. Maybe you wanted to use the vjp or jacrev "
+                               "APIs instead?")
+        gs = _grads((out,), [args[a] for a in nums], (None,), create_graph=nested)
+        gs = tuple(_finish(g, nested) for g in gs)
+        g = gs[0] if isinstance(argnums, int) else gs
+        value = _finish(out, nested)
+        return ((g, (value, aux)) if has_aux else (g, value))
+    wrapper._al_internal = True
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """``grad(f)(*args)``: the gradient of a scalar-valued ``f`` with respect to
+    ``args[argnums]`` -- one forward and one backward pass.  ``argnums`` may be a tuple
+    (then a tuple of gradients comes back); ``has_aux=True`` means ``f`` returns
+    ``(value, aux)`` and ``grad`` returns ``(gradient, aux)``."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args):
+        g, value = gv(*args)
+        return (g, value[1]) if has_aux else g
+    wrapper._al_internal = True
+    return wrapper
+
+
+def _basis(tensors):
+    """The standard basis of R^N, N = total size, split into one chunk per tensor:
+    chunk i has shape (N, *tensors[i].shape) and its rows are one-hot seeds/tangents."""
+    sizes = [t._data.size for t in tensors]
+    n = sum(sizes)
+    chunks, start = [], 0
+    for t, k in zip(tensors, sizes):
+        c = np.zeros((n, k), t._data.dtype)
+        c[start:start + k] = np.eye(k, dtype=t._data.dtype)
+        chunks.append(c.reshape((n,) + t.shape))
+        start += k
+    return chunks, sizes
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
+    """The Jacobian by reverse mode: one forward pass, then ONE backward walk carrying
+    every one-hot seed at once (``is_grads_batched``).  Shape ``out.shape + arg.shape``;
+    a tuple of outputs and/or a tuple ``argnums`` give (nested) tuples, as in torch."""
+    if chunk_size is not None:
+        raise NotImplementedError("al.func.jacrev sends all seeds in one batched pass; "
+                                  "chunk_size is not supported")
+
+    def wrapper(*args):
+        where = "jacrev(f)(*args)"
+        nums = _check_transform_args(args, argnums)
+        args = list(args)
+        nested = bool(state.forward_level)
+        for a in nums:
+            args[a], n = _reverse_leaf(args[a])
+            nested = nested or n
+        leaves = [args[a] for a in nums]
+        out = _call_reverse(func, args)
+        out, aux = _split_aux(out, has_aux, where)
+        is_tuple, outs = _outputs(out, "vjp(f, *primals)")
+        seeds, sizes = _basis(outs)
+        total = sum(sizes)
+        grads = _grads(outs, leaves, seeds, create_graph=nested, batched=True, lead=(total,))
+        jac, start = [], 0
+        for o, k in zip(outs, sizes):
+            row = tuple(_finish(g[start:start + k].reshape(o.shape + x.shape), nested)
+                        for g, x in zip(grads, leaves))
+            jac.append(row if not isinstance(argnums, int) else row[0])
+            start += k
+        jac = tuple(jac) if is_tuple else jac[0]
+        return (jac, aux) if has_aux else jac
+    wrapper._al_internal = True
+    return wrapper
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian by forward mode: ONE forward pass carrying a batch of one-hot
+    tangents, one per input entry (the columns of J).  Cheaper than ``jacrev`` when the
+    function has more outputs than inputs.  ``randomness`` is accepted for torch.func
+    compatibility; it has no effect (there is no vmap here)."""
+
+    def wrapper(*args):
+        where = "jvp(f, primals, tangents)"
+        nums = _check_transform_args(args, argnums)
+        chosen = [args[a] for a in nums]
+        basis, sizes = _basis(chosen)
+        tangents = [None] * len(args)
+        for a, b in zip(nums, basis):
+            tangents[a] = _check_tangent(args[a], b, batched=True)
+        out = _forward_pass(func, args, tangents)
+        out, aux = _split_aux(out, has_aux, where)
+        is_tuple, outs = _outputs(out, where)
+        total = sum(sizes)
+        jac = []
+        for o in outs:
+            t = _tangent_of(o, (total,))
+            row, start = [], 0
+            for x, k in zip(chosen, sizes):
+                cols = np.moveaxis(t[start:start + k], 0, -1)     # out.shape + (k,)
+                row.append(Tensor._make(np.ascontiguousarray(cols).reshape(o.shape + x.shape)))
+                start += k
+            jac.append(tuple(row) if not isinstance(argnums, int) else row[0])
+        jac = tuple(jac) if is_tuple else jac[0]
+        return (jac, aux) if has_aux else jac
+    wrapper._al_internal = True
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """The Hessian of a scalar function, as ``jacrev(jacrev(func))``: reverse over
+    reverse -- the inner ``jacrev`` records its backward pass so the outer one can
+    differentiate it (torch.func uses forward over reverse, ``jacfwd(jacrev(f))``, which
+    works here too and gives the same numbers)."""
+    return jacrev(jacrev(func, argnums), argnums)
