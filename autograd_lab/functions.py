@@ -195,9 +195,11 @@ def stack(tensors, dim=0):
 def cond(pred, true_fn, false_fn, operands=()):
     """Call ``true_fn(*operands)`` if ``pred`` holds, else ``false_fn(*operands)``.
 
-    Like ``torch.cond`` in eager mode (and a Python ``if``), only the branch taken runs,
-    so only it is recorded in the graph: the other branch gets no gradient at all -- the
-    "switched-off" gradient of TensorFlow's Switch/Merge."""
+    As with a Python ``if``, only the branch taken runs, so only it is recorded in the
+    graph: tensors used only by the other branch get no gradient at all (``.grad`` stays
+    None) -- TensorFlow's "switched-off" gradient of Switch/Merge.  ``torch.cond`` picks
+    the branch the same way but records one ``CondAutogradOpBackward`` node, which gives
+    the branch not taken a gradient of zeros instead of None."""
     if isinstance(pred, Tensor):
         if pred._data.size != 1:
             raise RuntimeError(f"cond: expected pred to be a tensor with one element, got shape "

@@ -12,10 +12,17 @@ polymorphic: on plain NumPy arrays an Op just computes (that is how a backward p
 runs fast), on tensors it records (that is how ``create_graph=True`` records the
 backward pass for second derivatives).
 """
+import warnings
+
 import numpy as np
 
 from . import dtypes
 from .modes import state
+
+# torch computes log(0), 0/0 and 0 * inf silently (to -inf and nan); so does autograd_lab.
+# NumPy would warn, naming the line in this package that called it: those warnings, and
+# only those, are silenced.  (Free until a warning fires, unlike np.errstate per call.)
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autograd_lab(\.|$)")
 
 
 class Op:
@@ -29,12 +36,10 @@ class Op:
     ``jvp_all`` instead, handling all inputs at once.
     ``saves``: False for ops whose rules need only shapes (add, sum, view, ...), whose
     graphs can therefore be walked again after a backward, as in torch.
-    ``safe``: False for ops that may produce inf/NaN (log, sqrt, division), whose
-    forward runs with NumPy's warnings silenced, as torch computes them silently.
     """
 
     def __init__(self, name, forward, vjp=None, jvp=None, *, vjp_all=None, jvp_all=None,
-                 saves=True, promote=False, safe=True, differentiable=True):
+                 saves=True, promote=False, differentiable=True):
         self.name = name
         self.forward = forward
         self.vjp = vjp
@@ -43,7 +48,6 @@ class Op:
         self.jvp_all = jvp_all
         self.saves = saves
         self.promote = promote
-        self.safe = safe
         self.differentiable = differentiable
 
     def __repr__(self):
@@ -56,10 +60,7 @@ class Op:
         for a in args:
             if isinstance(a, Tensor):
                 return record(self, args, params)
-        if self.safe:
-            return self.forward(*args, **params)
-        with np.errstate(all="ignore"):
-            return self.forward(*args, **params)
+        return self.forward(*args, **params)
 
     # -- the derivative rules, asked for by the engine and by forward mode ----------
     def vjps(self, g, y, args, params, wanted):
@@ -107,7 +108,10 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((n, 0) for n in self.next)
+        """One (node, 0) pair per input that can receive a gradient (torch leaves out
+        inputs such as where's condition; numbers and constants show as None)."""
+        rules = self.op.vjp or (True,) * len(self.next)
+        return tuple((n, 0) for n, rule in zip(self.next, rules) if rule is not None)
 
     @property
     def metadata(self):
@@ -174,11 +178,7 @@ def record(op, args, params):
     elif op.promote:                      # promote only the inputs from this index on
         arrays[op.promote:] = promote(arrays[op.promote:])
     try:
-        if op.safe:
-            out = op.forward(*arrays, **params)
-        else:
-            with np.errstate(all="ignore"):
-                out = op.forward(*arrays, **params)
+        out = op.forward(*arrays, **params)
     except ValueError as e:
         raise _shape_error(op, arrays, e) from None
     return attach(op, args, params, out, arrays)
@@ -253,7 +253,7 @@ def promote(arrays):
             return _promote(arrays)
         else:
             scalars = True
-    if dtype is None or dtype.kind == "f" or not scalars:
+    if dtype is not None and (dtype.kind == "f" or not scalars):
         return arrays
     return _promote(arrays)
 
@@ -262,7 +262,9 @@ def _promote(arrays):
     arrays = [a.item() if isinstance(a, np.generic) else a for a in arrays]
     target = dtypes.result_type([a for a in arrays if isinstance(a, np.ndarray)],
                                 [a for a in arrays if isinstance(a, (bool, int, float))])
-    if target.kind == "f":
+    if target is None:
+        return arrays
+    if target.kind == "f" and any(isinstance(a, np.ndarray) for a in arrays):
         # a Python number meeting a float array is cast by NumPy to the array's dtype
         return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target else a
                 for a in arrays]

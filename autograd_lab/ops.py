@@ -86,7 +86,7 @@ div = Op("DivBackward0", np.true_divide,
               lambda g, y, a, b: -g * y / b),
          jvp=(lambda t, y, a, b: t / b,
               lambda t, y, a, b: -t * y / b),
-         promote=True, safe=False)
+         promote=True)
 
 neg = Op("NegBackward0", np.negative,
          vjp=(lambda g, y, x: -g,),
@@ -111,7 +111,7 @@ pow = Op(lambda args, p: ("PowBackward1" if isinstance(args[1], Tensor) else "Po
          np.power,
          vjp=(_pow_base, _pow_exponent),
          jvp=(_pow_base, _pow_exponent),
-         promote=True, safe=False)
+         promote=True)
 
 
 def _max_share(a, b):
@@ -171,18 +171,15 @@ relu = Op("ReluBackward0", lambda x: np.maximum(x, 0),
 # -- elementwise functions ------------------------------------------------------------
 exp = Op("ExpBackward0", np.exp,
          vjp=(lambda g, y, x: g * y,),
-         jvp=(lambda t, y, x: t * y,),
-         safe=False)
+         jvp=(lambda t, y, x: t * y,))
 
 log = Op("LogBackward0", np.log,
          vjp=(lambda g, y, x: g / x,),
-         jvp=(lambda t, y, x: t / x,),
-         safe=False)
+         jvp=(lambda t, y, x: t / x,))
 
 sqrt = Op("SqrtBackward0", np.sqrt,
           vjp=(lambda g, y, x: g / (2 * y),),
-          jvp=(lambda t, y, x: t / (2 * y),),
-          safe=False)
+          jvp=(lambda t, y, x: t / (2 * y),))
 
 sin = Op("SinBackward0", np.sin,
          vjp=(lambda g, y, x: g * cos(x),),
@@ -198,8 +195,7 @@ tanh = Op("TanhBackward0", np.tanh,
 
 sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              vjp=(lambda g, y, x: g * y * (1 - y),),
-             jvp=(lambda t, y, x: t * y * (1 - y),),
-             safe=False)
+             jvp=(lambda t, y, x: t * y * (1 - y),))
 
 abs = Op("AbsBackward0", np.abs,
          vjp=(lambda g, y, x: g * sign(x),),
@@ -275,8 +271,7 @@ norm = Op("LinalgVectorNormBackward0", _norm_forward,
           vjp=(lambda g, y, x, dim=None, keepdim=False:
                _unreduce(where(y == 0, 0.0, g / y), x, dim, keepdim) * x,),
           jvp=(lambda t, y, x, dim=None, keepdim=False:
-               where(y == 0, 0.0, sum(t * x, _neg_dims(dim, x.ndim), keepdim) / y),),
-          safe=False)
+               where(y == 0, 0.0, sum(t * x, _neg_dims(dim, x.ndim), keepdim) / y),))
 
 
 def _amax_share(x, y, dim, keepdim):

@@ -396,3 +396,31 @@ def test_trace_records_each_node_and_edge_in_walk_order():
     assert trace.steps[2].received.tolist() == [3.0, 3.0]
     assert [g.tolist() for _, _, g in trace.steps[2].sent] == [[3.0, 6.0], [3.0, 6.0]]
     assert "AccumulateGrad receives [ 6., 12.]" in str(trace)
+
+
+def test_grad_to_an_intermediate_leaves_the_rest_of_the_graph_usable():
+    x = leaf([1.0, 2.0])
+    y = x.exp()
+    z = (y * y).sum()
+    (dz_dy,) = al.autograd.grad(z, y)          # the walk stops at y: y's node never ran
+    (dz_dx,) = al.autograd.grad(y, x, dz_dy)   # so its saved values are still there (as in torch)
+    assert np.allclose(dz_dx.numpy(), 2 * np.exp(2 * np.array([1.0, 2.0])))
+
+
+def test_where_with_float_numbers_in_both_branches_is_float32_like_torch():
+    assert al.where(al.tensor([True, False]), 1.0, 0.0).dtype == al.float32
+    assert al.where(al.tensor([True, False]), 1, 0).dtype == al.int64
+
+
+def test_nan_and_inf_are_computed_silently_like_torch():
+    import subprocess
+    import sys
+    code = ("import autograd_lab as al\n"
+            "x = al.tensor([0.0, 1.0], requires_grad=True)\n"
+            "y = x * x.log() / x\n"
+            "y.sum().backward()\n"
+            "print(y.tolist(), x.grad.tolist())\n")
+    # -W error turns any warning into a failure; autograd_lab must raise none
+    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[nan, 0.0] [nan, 1.0]"
