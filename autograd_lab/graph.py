@@ -80,6 +80,9 @@ class Op:
         return out
 
 
+_NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1"}
+
+
 class Node:
     """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it."""
     __slots__ = ("op", "args", "arrays", "params", "out", "next", "in_meta", "out_meta", "hooks",
@@ -108,10 +111,13 @@ class Node:
 
     @property
     def next_functions(self):
-        """One (node, 0) pair per input that can receive a gradient (torch leaves out
-        inputs such as where's condition; numbers and constants show as None)."""
+        """One (node, 0) pair per input that can receive a gradient, as torch lists them:
+        where's condition is left out, a constant shows as None, and the scalar variants
+        of pow and rsub keep their Python number as an attribute, not an input."""
         rules = self.op.vjp or (True,) * len(self.next)
-        return tuple((n, 0) for n, rule in zip(self.next, rules) if rule is not None)
+        drop_numbers = self._name in _NUMBER_IS_ATTRIBUTE
+        return tuple((n, 0) for n, rule, a in zip(self.next, rules, self.args or self.next)
+                     if rule is not None and not (drop_numbers and isinstance(a, (int, float))))
 
     @property
     def metadata(self):

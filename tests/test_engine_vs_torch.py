@@ -113,3 +113,17 @@ def test_second_derivative_matches_torch():
     (gt,) = torch.autograd.grad((xt.sin() * xt ** 2).sum(), xt, create_graph=True)
     (ht,) = torch.autograd.grad(gt.sum(), xt)
     assert np.allclose(h.numpy(), ht.numpy())
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib, a: a ** 2, lambda lib, a: 2 ** a, lambda lib, a: a + 1, lambda lib, a: a * 2,
+    lambda lib, a: a / 2, lambda lib, a: a - 1, lambda lib, a: 1 - a, lambda lib, a: a * a,
+    lambda lib, a: lib.where(a > 0, a, 0.0), lambda lib, a: lib.where(a > 0, 0.0, a),
+    lambda lib, a: a.clamp(0, 1), lambda lib, a: lib.outer(a, a), lambda lib, a: a.sum(),
+])
+def test_next_functions_have_torchs_shape(make):
+    def shape(lib):
+        a = lib.ones(2, requires_grad=True)
+        node = make(lib, a).grad_fn
+        return node.name(), [None if n is None else n.name().split("::")[-1] for n, _ in node.next_functions]
+    assert shape(al) == shape(torch)
