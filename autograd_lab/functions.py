@@ -46,7 +46,7 @@ def outer(input, vec2):
     input, vec2 = _t(input), _t(vec2)
     if input.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"outer: expected 1D tensors, got {input.ndim}D and {vec2.ndim}D")
-    return input.unsqueeze(1) * vec2
+    return input.reshape(-1, 1) * vec2
 
 
 def transpose(input, dim0, dim1):
