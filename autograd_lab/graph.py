@@ -283,15 +283,17 @@ def _shape_error(op, arrays, err):
     """Turn NumPy's broadcasting error into torch's sentence, naming both shapes."""
     shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
     if "broadcast" in str(err) and len(shapes) >= 2:
-        a, b = shapes[0], shapes[1]
-        n = max(len(a), len(b))
-        pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-        for dim in range(n - 1, -1, -1):
-            if pa[dim] != pb[dim] and 1 not in (pa[dim], pb[dim]):
-                return RuntimeError(
-                    f"The size of tensor a ({pa[dim]}) must match the size of tensor b "
-                    f"({pb[dim]}) at non-singleton dimension {dim}. "
-                    f"Shapes {tuple(a)} and {tuple(b)} do not broadcast.")
+        so_far = shapes[0]
+        for shape in shapes[1:]:              # the first input that does not fit the others
+            n = max(len(so_far), len(shape))
+            pa, pb = (1,) * (n - len(so_far)) + tuple(so_far), (1,) * (n - len(shape)) + tuple(shape)
+            for dim in range(n - 1, -1, -1):
+                if pa[dim] != pb[dim] and 1 not in (pa[dim], pb[dim]):
+                    return RuntimeError(
+                        f"The size of tensor a ({pa[dim]}) must match the size of tensor b "
+                        f"({pb[dim]}) at non-singleton dimension {dim}. "
+                        f"Shapes {tuple(so_far)} and {tuple(shape)} do not broadcast.")
+            so_far = tuple(max(x, y) for x, y in zip(pa, pb))
     return RuntimeError(f"{op.grad_name((), {}).replace('Backward0', '')}: {err}")
 
 

@@ -194,3 +194,9 @@ def test_setitem_on_plain_tensor_and_refusal_inside_graph():
     y = al.ones(2, requires_grad=True) * 2
     with pytest.raises(RuntimeError, match="does not record in-place operations"):
         y[0] = 5.0
+
+
+def test_where_with_branches_that_do_not_broadcast_names_them_like_torch():
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) "
+                                           r"at non-singleton dimension 0"):
+        al.where(al.tensor([True, False, True]), al.ones(3), al.ones(2))
