@@ -215,7 +215,7 @@ class _Explorer:
         data["text/plain"] = self.summary()
         meta = {}
         if self._image.value and self._painter is not None:
-            png = _compact_png(self._image.value)
+            png = viz.compact_png(self._image.value)
             data["image/png"] = base64.b64encode(png).decode("ascii")
             meta["image/png"] = {"alt": viz.alt_text(self._painter.fig)}
         if include:
@@ -234,16 +234,6 @@ class _Explorer:
         if self.note:
             out += f" | note: {self.note}"
         return out
-
-
-def _compact_png(png):
-    """The live frame re-encoded for storing in a notebook: RGB (the background is
-    solid anyway) and fully compressed."""
-    import io
-    from PIL import Image
-    out = io.BytesIO()
-    Image.open(io.BytesIO(bytes(png))).convert("RGB").save(out, format="png", optimize=True)
-    return out.getvalue()
 
 
 def _leaf_copy(x):
