@@ -29,12 +29,16 @@ FREED = ("Trying to backward through the graph a second time (or directly access
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate d(sum of seed * tensor)/d(leaf) into every leaf's ``.grad``."""
+    single = isinstance(tensors, Tensor)
     tensors = _as_tuple(tensors)
-    grad_tensors = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(tensors)
+    else:
+        grad_tensors = (grad_tensors,) if single else _as_tuple(grad_tensors)
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     seeds = _make_seeds(tensors, grad_tensors, create_graph, batched=False)
     retain = create_graph if retain_graph is None else retain_graph
     _run(tensors, seeds, inputs, retain, create_graph, accumulate=True)
@@ -47,6 +51,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grad_output is a batch of seeds, all sent through the graph in one walk."""
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("grad requires non-empty inputs.")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
@@ -94,6 +100,9 @@ def _make_seeds(outputs, grad_outputs, create_graph, batched):
                 raise RuntimeError("is_grads_batched=True needs explicit grad_outputs (a batch of seeds)")
             seeds.append(np.ones_like(y._data))
             continue
+        if not isinstance(v, (Tensor, np.ndarray, int, float)):
+            raise TypeError(f"gradient must be a Tensor, a number or None, not {type(v).__name__} "
+                            "(wrap it: al.tensor(...))")
         v_data = v._data if isinstance(v, Tensor) else np.asarray(v)
         want = y.shape
         got = v_data.shape[1:] if batched else v_data.shape
@@ -168,8 +177,11 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
             if node not in needed and any(c is not None and c in needed for c in node.next):
                 needed.add(node)
     for node in order:
-        if node.freed and (needed is None or node in needed) and node not in targets:
-            raise RuntimeError(FREED)
+        if (needed is None or node in needed) and node not in targets and node.op is not None:
+            if node.freed:
+                raise RuntimeError(FREED)
+            if node.out_version is not None:
+                _check_versions(node)
 
     count("backward")
     pending = {}
@@ -211,8 +223,11 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 for x in inputs:
                     if x.grad_fn is node:
                         _accumulate(x, g, create_graph, shared)
-    for t, g in retained:
-        t._grad = _as_tensor(g, copy=not create_graph and shared(g))
+    for t, g in retained:          # retained gradients accumulate, like a leaf's
+        if t._grad is None:
+            t._grad = _as_tensor(g, copy=not create_graph and shared(g))
+        else:
+            t._grad = t._grad + g
     if not retain_graph:
         for node in order:
             if node.op is not None and node.op.saves and (needed is None or node in needed) \
@@ -223,6 +238,26 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         return None
     return [None if edge(x) not in delivered else _as_tensor(delivered[edge(x)], copy=shared(delivered[edge(x)]))
             for x in inputs]
+
+
+def _check_versions(node):
+    """Refuse to differentiate with saved values that were changed in place since."""
+    if node.out_version[0]:
+        _modified(node, "output 0 of", node.out_meta, node.out_version[0], 0)
+    for i, a in enumerate(node.args):
+        if isinstance(a, Tensor) and a._vbox is not None:
+            saved = node.versions[i] if node.versions else 0
+            if a._vbox[0] != saved:
+                _modified(node, f"input {i} of", (a._data.shape, a._data.dtype), a._vbox[0], saved)
+
+
+def _modified(node, which, meta, now, saved):
+    shape, dtype = meta
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [al.{dtype} {tuple(shape)}], which is {which} {node.name()}, is at version "
+        f"{now}; expected version {saved} instead. Hint: change it out of place (x = x * 2), "
+        "or clone() it before the forward pass uses it.")
 
 
 def _send(pending, node, g):
@@ -262,10 +297,9 @@ def _fit(node, i, r, lead_ndim, g):
     want = tuple(g.shape[:lead_ndim]) + shape
     if r.shape != want:
         try:
-            if r.ndim < len(want):
-                r = ops.expand(r, want)
-            else:
-                r = ops.sum_to(r, shape, lead=lead_ndim)
+            if r.ndim < len(want):     # a rule may broadcast; it may not drop dimensions
+                raise ValueError
+            r = ops.sum_to(r, shape, lead=lead_ndim)
         except (ValueError, RuntimeError):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                                f"got {list(r.shape)} but expected shape compatible with "
@@ -280,10 +314,13 @@ def _run_hooks(hooks, g, create_graph):
         gt = g if isinstance(g, Tensor) else Tensor._make(g)
         out = hook(gt)
         if out is not None:
+            name = getattr(hook, "__name__", repr(hook))
             if not isinstance(out, Tensor) or out.shape != gt.shape:
-                raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} returned "
-                                   f"{out!r}; a hook must return None or a tensor of shape "
-                                   f"{tuple(gt.shape)}")
+                raise RuntimeError(f"hook {name!r} returned {out!r}; a hook must return None "
+                                   f"or a tensor of shape {tuple(gt.shape)}")
+            if out._data.dtype != gt._data.dtype:
+                raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                                   f"{gt.dtype!r} got {out.dtype!r})")
             g = out if create_graph else out._data
     return g
 

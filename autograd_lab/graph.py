@@ -36,10 +36,12 @@ class Op:
     ``jvp_all`` instead, handling all inputs at once.
     ``saves``: False for ops whose rules need only shapes (add, sum, view, ...), whose
     graphs can therefore be walked again after a backward, as in torch.
+    ``floating``: the op computes real-valued results (division, exp, sin, ...), so
+    integer and bool inputs are first cast to the default float32, as torch does.
     """
 
     def __init__(self, name, forward, vjp=None, jvp=None, *, vjp_all=None, jvp_all=None,
-                 saves=True, promote=False, differentiable=True):
+                 saves=True, promote=False, floating=False, differentiable=True):
         self.name = name
         self.forward = forward
         self.vjp = vjp
@@ -48,6 +50,7 @@ class Op:
         self.jvp_all = jvp_all
         self.saves = saves
         self.promote = promote
+        self.floating = floating      # results are floats: integer/bool inputs become float32
         self.differentiable = differentiable
 
     def __repr__(self):
@@ -86,7 +89,7 @@ _NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1"}
 class Node:
     """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it."""
     __slots__ = ("op", "args", "arrays", "params", "out", "next", "in_meta", "out_meta", "hooks",
-                 "retain", "freed", "_name", "tangent", "__weakref__")
+                 "retain", "freed", "_name", "tangent", "versions", "out_version", "__weakref__")
 
     def __init__(self, op, args, arrays, params, out, nexts, in_meta, name):
         self.op = op
@@ -102,6 +105,8 @@ class Node:
         self.freed = False
         self._name = name
         self.tangent = None           # forward mode: the output's tangent, for saved()
+        self.versions = None          # versions of the saved inputs, if any had been written
+        self.out_version = None       # the output's version counter (a rule may read y)
 
     def name(self):
         return self._name
@@ -183,6 +188,9 @@ def record(op, args, params):
         arrays = promote(arrays)
     elif op.promote:                      # promote only the inputs from this index on
         arrays[op.promote:] = promote(arrays[op.promote:])
+    if op.floating:
+        arrays = [a.astype(dtypes.DEFAULT_FLOAT) if type(a) is np.ndarray and a.dtype.kind in "biu"
+                  else a for a in arrays]
     try:
         out = op.forward(*arrays, **params)
     except ValueError as e:
@@ -197,8 +205,10 @@ def attach(op, args, params, out, arrays=None):
     result = Tensor._make(out)
     if state.grad_enabled and op.differentiable:
         nexts = None
+        written = False
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
+                written = written or a._vbox is not None
                 node = a.grad_fn
                 if node is None and a._requires_grad:
                     node = a._accumulate or edge(a)
@@ -211,7 +221,11 @@ def attach(op, args, params, out, arrays=None):
             name = op.name if op.name.__class__ is str else op.name(args, params)
             if arrays is None:
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-            result.grad_fn = Node(op, args, arrays, params, out, tuple(nexts), tuple(meta), name)
+            node = result.grad_fn = Node(op, args, arrays, params, out, tuple(nexts), tuple(meta), name)
+            if op.saves:              # remember what the saved values' versions were
+                node.out_version = result._vbox = [0]
+                if written:
+                    node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
     if state.forward_level:
         _push_tangent(op, args, params, result)
         if result.grad_fn is not None:
@@ -294,7 +308,8 @@ def _shape_error(op, arrays, err):
                         f"({pb[dim]}) at non-singleton dimension {dim}. "
                         f"Shapes {tuple(so_far)} and {tuple(shape)} do not broadcast.")
             so_far = tuple(max(x, y) for x, y in zip(pa, pb))
-    return RuntimeError(f"{op.grad_name((), {}).replace('Backward0', '')}: {err}")
+    name = op.name if isinstance(op.name, str) else getattr(op.forward, "__name__", "op")
+    return RuntimeError(f"{name.replace('Backward0', '')}: {err}")
 
 
 from .tensor import Tensor  # noqa: E402  (Tensor and graph refer to each other)

@@ -15,8 +15,15 @@ state = _State()
 
 
 class _GradModeContext:
-    """Base for no_grad / enable_grad: a context manager that is also a decorator."""
+    """Base for no_grad / enable_grad: a context manager that is also a decorator, with
+    or without parentheses (``@al.no_grad()`` and ``@al.no_grad``)."""
     mode = None
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        if func is not None and callable(func):
+            return self(func)
+        return self
 
     def __enter__(self):
         self._prev = state.grad_enabled
@@ -45,6 +52,9 @@ class enable_grad(_GradModeContext):
 
 
 class set_grad_enabled(_GradModeContext):
+    def __new__(cls, mode):
+        return object.__new__(cls)
+
     def __init__(self, mode):
         self.mode = bool(mode)
         self._prev = state.grad_enabled

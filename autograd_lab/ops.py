@@ -86,7 +86,13 @@ div = Op("DivBackward0", np.true_divide,
               lambda g, y, a, b: -g * y / b),
          jvp=(lambda t, y, a, b: t / b,
               lambda t, y, a, b: -t * y / b),
-         promote=True)
+         promote=True,
+         floating=True)
+
+reciprocal = Op("ReciprocalBackward0", np.reciprocal,
+                vjp=(lambda g, y, x: -g * y * y,),
+                jvp=(lambda t, y, x: -t * y * y,),
+                floating=True)
 
 neg = Op("NegBackward0", np.negative,
          vjp=(lambda g, y, x: -g,),
@@ -106,9 +112,15 @@ def _pow_exponent(g, y, a, b):
     return where((a == 0) & (b >= 0), 0.0, g * y * log(a))
 
 
+def _pow_forward(a, b):
+    if np.asarray(a).dtype.kind in "biu" and np.asarray(b).dtype.kind in "biu" and np.any(np.asarray(b) < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return np.power(a, b)
+
+
 pow = Op(lambda args, p: ("PowBackward1" if isinstance(args[1], Tensor) else "PowBackward0")
          if isinstance(args[0], Tensor) else "PowBackward2",
-         np.power,
+         _pow_forward,
          vjp=(_pow_base, _pow_exponent),
          jvp=(_pow_base, _pow_exponent),
          promote=True)
@@ -171,31 +183,38 @@ relu = Op("ReluBackward0", lambda x: np.maximum(x, 0),
 # -- elementwise functions ------------------------------------------------------------
 exp = Op("ExpBackward0", np.exp,
          vjp=(lambda g, y, x: g * y,),
-         jvp=(lambda t, y, x: t * y,))
+         jvp=(lambda t, y, x: t * y,),
+         floating=True)
 
 log = Op("LogBackward0", np.log,
          vjp=(lambda g, y, x: g / x,),
-         jvp=(lambda t, y, x: t / x,))
+         jvp=(lambda t, y, x: t / x,),
+         floating=True)
 
 sqrt = Op("SqrtBackward0", np.sqrt,
           vjp=(lambda g, y, x: g / (2 * y),),
-          jvp=(lambda t, y, x: t / (2 * y),))
+          jvp=(lambda t, y, x: t / (2 * y),),
+         floating=True)
 
 sin = Op("SinBackward0", np.sin,
          vjp=(lambda g, y, x: g * cos(x),),
-         jvp=(lambda t, y, x: t * cos(x),))
+         jvp=(lambda t, y, x: t * cos(x),),
+         floating=True)
 
 cos = Op("CosBackward0", np.cos,
          vjp=(lambda g, y, x: -g * sin(x),),
-         jvp=(lambda t, y, x: -t * sin(x),))
+         jvp=(lambda t, y, x: -t * sin(x),),
+         floating=True)
 
 tanh = Op("TanhBackward0", np.tanh,
           vjp=(lambda g, y, x: g * (1 - y * y),),
-          jvp=(lambda t, y, x: t * (1 - y * y),))
+          jvp=(lambda t, y, x: t * (1 - y * y),),
+         floating=True)
 
 sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              vjp=(lambda g, y, x: g * y * (1 - y),),
-             jvp=(lambda t, y, x: t * y * (1 - y),))
+             jvp=(lambda t, y, x: t * y * (1 - y),),
+         floating=True)
 
 abs = Op("AbsBackward0", np.abs,
          vjp=(lambda g, y, x: g * sign(x),),
@@ -249,15 +268,23 @@ sum = Op(_reduce_name("Sum"), _sum_forward,
          saves=False)
 
 
+def _share(y, x):
+    """Each input entry's share of a mean: (entries out) / (entries in)."""
+    n = math.prod(x.shape)
+    return math.prod(y.shape) / n if n else 0.0
+
+
 def _mean_forward(x, dim=None, keepdim=False):
     if x.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {x.dtype.name.capitalize()}")
+    if x.size == 0:                       # NumPy warns about an empty mean; torch quietly gives nan
+        return np.sum(x, axis=_axes(dim), keepdims=keepdim, dtype=x.dtype) * np.nan
     return np.mean(x, axis=_axes(dim), keepdims=keepdim, dtype=x.dtype)
 
 
 mean = Op(_reduce_name("Mean"), _mean_forward,
-          vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g, x, dim, keepdim) * (math.prod(y.shape) / math.prod(x.shape)),),
+          vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g, x, dim, keepdim) * _share(y, x),),
           jvp=(lambda t, y, x, dim=None, keepdim=False: mean(t, _neg_dims(dim, x.ndim), keepdim),),
           saves=False)
 
@@ -498,6 +525,16 @@ def _matmul_forward(a, b):
         sa, sb = "x".join(map(str, a.shape[-2:] if a.ndim > 1 else (1,) + a.shape)), \
             "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+    if a.ndim > 2 or b.ndim > 2:
+        try:
+            np.broadcast_shapes(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
+        except ValueError:
+            sa, sb = a.shape[:-2], b.shape[:-2]
+            n = max(len(sa), len(sb))
+            pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+            dim = next(d for d in range(n - 1, -1, -1) if pa[d] != pb[d] and 1 not in (pa[d], pb[d]))
+            raise RuntimeError(f"The size of tensor a ({pa[dim]}) must match the size of tensor b "
+                               f"({pb[dim]}) at non-singleton dimension {dim}") from None
     return np.matmul(a, b)
 
 

@@ -119,8 +119,8 @@ def tensor_repr(t):
     if a.size == 0 and a.ndim != 1:
         suffixes.append(f"size={tuple(a.shape)}")
     d = dtypes.from_numpy(a.dtype)
-    if d not in (dtypes.float32, dtypes.int64, dtypes.bool_):
-        suffixes.append(f"dtype={d!r}")
+    if d not in (dtypes.float32, dtypes.int64, dtypes.bool_) or (a.size == 0 and d is not dtypes.float32):
+        suffixes.append(f"dtype={d!r}")      # torch names the dtype of an empty non-float tensor
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:

@@ -23,6 +23,7 @@ class Tensor:
     _hooks = None           # hooks of a leaf (a non-leaf keeps them on its grad_fn)
     _retains_grad = False
     _tangent = None         # forward mode: the tangent carried with this value
+    _vbox = None            # [version] of in-place writes, shared with detach()ed views
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -139,7 +140,9 @@ class Tensor:
 
     @data.setter
     def data(self, value):
-        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
 
     # -- graph ------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -176,7 +179,12 @@ class Tensor:
         return _HookHandle(hooks, hook)
 
     def detach(self):
-        return Tensor._make(self._data)
+        """The same numbers (shared memory and version counter), outside the graph."""
+        t = Tensor._make(self._data)
+        if self._vbox is None:
+            self._vbox = [0]
+        t._vbox = self._vbox
+        return t
 
     def detach_(self):
         if self.grad_fn is not None:
@@ -239,7 +247,7 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        if self._data.ndim == 0:          # like torch: f"{t}" of a 0-d tensor is its number
             return format(self._data.item(), spec)
         return format(repr(self), spec)
 
@@ -250,13 +258,13 @@ class Tensor:
 
     # -- arithmetic: every operator is a row of the rules table (ops.py) -------------
     def __add__(self, other): return ops.add(self, other)
-    def __radd__(self, other): return ops.add(other, self)
+    def __radd__(self, other): return ops.add(self, other)       # torch lists self first
     def __sub__(self, other): return ops.sub(self, other)
     def __rsub__(self, other): return ops.sub(other, self)
     def __mul__(self, other): return ops.mul(self, other)
-    def __rmul__(self, other): return ops.mul(other, self)
+    def __rmul__(self, other): return ops.mul(self, other)
     def __truediv__(self, other): return ops.div(self, other)
-    def __rtruediv__(self, other): return ops.div(other, self)
+    def __rtruediv__(self, other): return ops.mul(ops.reciprocal(self), other)   # as torch records 2 / x
     def __pow__(self, other): return ops.pow(self, other)
     def __rpow__(self, other): return ops.pow(other, self)
     def __matmul__(self, other): return ops.matmul(self, _as_tensor(other))
@@ -277,6 +285,8 @@ class Tensor:
     def __invert__(self): return ops.bitwise_not(self)
 
     def __getitem__(self, key):
+        if key is None:                   # x[None] adds a leading dimension
+            return self.unsqueeze(0)
         return ops.index(self, key=ops.key_of(key))
 
     # -- math methods ----------------------------------------------------------------
@@ -311,28 +321,42 @@ class Tensor:
     def logical_or(self, other): return ops.logical_or(self, other)
 
     def sum(self, dim=None, keepdim=False):
-        return ops.sum(self, dim=_dims(dim), keepdim=keepdim)
+        return ops.sum(self, dim=_dims(dim, self._data.ndim), keepdim=keepdim)
 
     def mean(self, dim=None, keepdim=False):
-        return ops.mean(self, dim=_dims(dim), keepdim=keepdim)
+        return ops.mean(self, dim=_dims(dim, self._data.ndim), keepdim=keepdim)
 
     def norm(self, p="fro", dim=None, keepdim=False):
         if p not in ("fro", 2, 2.0):
             raise NotImplementedError(f"autograd_lab implements the 2-norm only, not p={p!r}")
-        return ops.norm(self, dim=_dims(dim), keepdim=keepdim)
+        return ops.norm(self, dim=_dims(dim, self._data.ndim), keepdim=keepdim)
 
     def max(self, dim=None, keepdim=False):
         if dim is None:
             return ops.max_all(self)
-        return _MinMax(ops.amax(self, dim=dim, keepdim=keepdim), ops.argmax(self, dim=dim, keepdim=keepdim))
+        return self._pick(ops.argmax, dim, keepdim)
 
     def min(self, dim=None, keepdim=False):
         if dim is None:
             return ops.min_all(self)
-        return _MinMax(ops.amin(self, dim=dim, keepdim=keepdim), ops.argmin(self, dim=dim, keepdim=keepdim))
+        return self._pick(ops.argmin, dim, keepdim)
 
-    def amax(self, dim=None, keepdim=False): return ops.amax(self, dim=_dims(dim), keepdim=keepdim)
-    def amin(self, dim=None, keepdim=False): return ops.amin(self, dim=_dims(dim), keepdim=keepdim)
+    def _pick(self, arg, dim, keepdim):
+        """(values, indices) of max/min along dim; like torch, the whole gradient of a
+        value goes to the one entry its index names, even when others tie with it."""
+        ndim = self._data.ndim
+        axis = _neg(dim, ndim) % max(ndim, 1)
+        idx = arg(self, dim=axis, keepdim=True)
+        key = tuple(idx._data if a == axis else
+                    np.arange(n).reshape([-1 if b == a else 1 for b in range(ndim)])
+                    for a, n in enumerate(self._data.shape))
+        values = ops.index(self, key=key)
+        if not keepdim:
+            values, idx = values.squeeze(axis), idx.squeeze(axis)
+        return _MinMax(values, idx)
+
+    def amax(self, dim=None, keepdim=False): return ops.amax(self, dim=_dims(dim, self.ndim), keepdim=keepdim)
+    def amin(self, dim=None, keepdim=False): return ops.amin(self, dim=_dims(dim, self.ndim), keepdim=keepdim)
     def argmax(self, dim=None, keepdim=False): return ops.argmax(self, dim=dim, keepdim=keepdim)
     def argmin(self, dim=None, keepdim=False): return ops.argmin(self, dim=dim, keepdim=keepdim)
 
@@ -350,7 +374,8 @@ class Tensor:
 
     def transpose(self, dim0, dim1):
         n = self._data.ndim
-        return ops.transpose(self, dim0=_neg(dim0, n), dim1=_neg(dim1, n))
+        dim0, dim1 = _neg(dim0, n), _neg(dim1, n)
+        return ops.transpose(self, dim0=dim0, dim1=dim1) if n else ops.clone(self)
 
     def t(self):
         if self._data.ndim > 2:
@@ -367,18 +392,34 @@ class Tensor:
 
     def permute(self, *dims):
         dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        if len(dims) != self._data.ndim:
+            raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
+                               "match the length of the desired ordering of dimensions i.e. input.dim() "
+                               f"= {self._data.ndim} is not equal to len(dims) = {len(dims)}")
+        if len({_neg(d, self._data.ndim) for d in dims}) != len(dims):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
         return ops.permute(self, dims=dims)
 
     def unsqueeze(self, dim):
         return ops.unsqueeze(self, dim=_neg(dim, self._data.ndim + 1))
 
     def squeeze(self, dim=None):
-        if dim is not None and self._data.shape[dim] != 1:
-            return self
-        return ops.squeeze(self, dim=None if dim is None else _neg(dim, self._data.ndim))
+        if dim is not None:
+            dim = _neg(dim, self._data.ndim)
+            if not self._data.ndim or self._data.shape[dim] != 1:
+                return self
+        return ops.squeeze(self, dim=dim)
 
     def expand(self, *shape):
         shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        if len(shape) < self._data.ndim:
+            raise RuntimeError(f"expand({self.dtype!r}{{{list(self.shape)}}}, size={list(shape)}): the "
+                               f"number of sizes provided ({len(shape)}) must be greater or equal to "
+                               f"the number of dimensions in the tensor ({self._data.ndim})")
+        for i, n in enumerate(shape[:len(shape) - self._data.ndim]):
+            if n == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
         return ops.expand(self, shape=shape)
 
     def expand_as(self, other):
@@ -407,36 +448,66 @@ class Tensor:
     def cpu(self): return self
 
     # -- in place (for tensors outside the graph, as torch allows) ---------------
-    def _check_inplace(self):
-        if state.grad_enabled and self.grad_fn is None and self._requires_grad:
+    # Every in-place write bumps the tensor's version.  A node that saved a tensor
+    # remembers the version it saw, and the engine refuses to use a value changed since
+    # (torch's "modified by an inplace operation").  detach() shares the counter with
+    # its source; .data does not (in torch too: that is what makes .data unsafe).
+    @property
+    def _version(self):
+        return self._vbox[0] if self._vbox is not None else 0
+
+    def _bump(self):
+        if self._vbox is None:
+            self._vbox = [0]
+        self._vbox[0] += 1
+
+    def _check_inplace(self, value=None):
+        if not state.grad_enabled:
+            return
+        if self.grad_fn is None and self._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        if state.grad_enabled and self.grad_fn is not None:
+        if self.grad_fn is not None or (isinstance(value, Tensor) and value.requires_grad):
             raise RuntimeError(
                 "autograd_lab does not record in-place operations on tensors that are part of a "
                 "graph; write y = y + 1 instead of y += 1, or use al.where / al.cat to build a "
                 "new tensor.")
 
+    def _write(self, value, key=Ellipsis):
+        self._check_inplace(value)
+        self._data[key] = value._data if isinstance(value, Tensor) else value
+        self._bump()
+        return self
+
     def _inplace(self, ufunc, other):
-        self._check_inplace()
-        other = other._data if isinstance(other, Tensor) else other
+        self._check_inplace(other)
         try:
-            ufunc(self._data, other, out=self._data, casting="same_kind")
+            ufunc(self._data, other._data if isinstance(other, Tensor) else other,
+                  out=self._data, casting="same_kind")
         except (ValueError, TypeError) as e:
             raise RuntimeError(f"in-place {ufunc.__name__} failed: {e}") from None
+        self._bump()
         return self
+
+    def _augmented(self, ufunc, other, out_of_place):
+        """x += v: in place when no graph is involved; otherwise the name is rebound to a
+        new, recorded tensor (torch would rebase the graph in place)."""
+        if state.grad_enabled and (self.requires_grad or (isinstance(other, Tensor) and other.requires_grad)):
+            if self.grad_fn is None and self._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            return out_of_place(self, other)
+        return self._inplace(ufunc, other)
 
     def zero_(self):
-        self._check_inplace()
-        self._data[...] = 0
-        return self
+        return self._write(0)
 
     def fill_(self, value):
-        self._check_inplace()
-        self._data[...] = value._data if isinstance(value, Tensor) else value
-        return self
+        return self._write(value)
 
     def copy_(self, src):
-        return self.fill_(src)
+        return self._write(src)
+
+    def __setitem__(self, key, value):
+        return self._write(value, _key(key))
 
     def add_(self, other, alpha=1):
         return self._inplace(np.add, other if alpha == 1 else other * alpha)
@@ -451,26 +522,16 @@ class Tensor:
         return self._inplace(np.true_divide, other)
 
     def __iadd__(self, other):
-        return self.add_(other) if not self.requires_grad or not state.grad_enabled else self._out_of_place(self + other)
+        return self._augmented(np.add, other, Tensor.__add__)
 
     def __isub__(self, other):
-        return self.sub_(other) if not self.requires_grad or not state.grad_enabled else self._out_of_place(self - other)
+        return self._augmented(np.subtract, other, Tensor.__sub__)
 
     def __imul__(self, other):
-        return self.mul_(other) if not self.requires_grad or not state.grad_enabled else self._out_of_place(self * other)
+        return self._augmented(np.multiply, other, Tensor.__mul__)
 
     def __itruediv__(self, other):
-        return self.div_(other) if not self.requires_grad or not state.grad_enabled else self._out_of_place(self / other)
-
-    def _out_of_place(self, result):
-        # torch rebases the graph in place; autograd_lab rebinds the name to a new tensor
-        if self.grad_fn is None:
-            self._check_inplace()
-        return result
-
-    def __setitem__(self, key, value):
-        self._check_inplace()
-        self._data[_key(key)] = value._data if isinstance(value, Tensor) else value
+        return self._augmented(np.true_divide, other, Tensor.__truediv__)
 
 
 class _HookHandle:
@@ -498,8 +559,18 @@ def _neg(dim, ndim):
     return dim - ndim if dim >= 0 else dim
 
 
-def _dims(dim):
-    return tuple(dim) if isinstance(dim, list) else dim
+def _dims(dim, ndim):
+    """Check reduction dims as torch does; a 0-d tensor reduces over nothing."""
+    if dim is None:
+        return None
+    dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+    checked = [_neg(d, ndim) for d in dims]
+    for d in checked:
+        if checked.count(d) > 1:
+            raise RuntimeError(f"dim {d % max(ndim, 1)} appears multiple times in the list of dims")
+    if ndim == 0:
+        return ()
+    return tuple(dims) if isinstance(dim, (list, tuple)) else dim
 
 
 def _shape(shape, size):
@@ -514,7 +585,18 @@ def _as_tensor(x):
 def _clamp(x, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return ops.clamp(x, min=min, max=max)
+    bounds = []
+    for b in (min, max):
+        if isinstance(b, Tensor):
+            if b.requires_grad:
+                raise NotImplementedError("autograd_lab's clamp takes constant bounds; for bounds that "
+                                          "need gradients write al.minimum(al.maximum(x, lo), hi)")
+            b = b._data
+        bounds.append(b)
+    if x._data.dtype.kind in "biu" and any(isinstance(b, float) or getattr(b, "dtype", np.int8).kind == "f"
+                                          for b in bounds if b is not None):
+        x = x.to(dtypes.float32)          # a float bound makes the result float, as in torch
+    return ops.clamp(x, min=bounds[0], max=bounds[1])
 
 
 def _mm(a, b):
@@ -539,11 +621,12 @@ def _unwrap(data):
 
 
 def _key(key):
-    """An index with tensors replaced by arrays (bool masks, integer index tensors)."""
+    """An index with tensors and lists replaced by arrays (bool masks, integer indices),
+    so that advanced indexing is recognised wherever it appears in the key."""
+    if isinstance(key, tuple):
+        return tuple(_key(k) for k in key)
     if isinstance(key, Tensor):
         return key._data
-    if isinstance(key, tuple):
-        return tuple(k._data if isinstance(k, Tensor) else k for k in key)
     if isinstance(key, list):
         return np.asarray(_unwrap(key))
     return key

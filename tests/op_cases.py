@@ -16,6 +16,7 @@ CASES = [
     ("mul", lambda a, b: a * b, [(2, 1, 3), (4, 1)], None),
     ("div", lambda a, b: a / b, [(2, 3), (3,)], "pos"),
     ("neg", lambda a: -a, [(3,)], None),
+    ("reciprocal_number_over_tensor", lambda a: 2.0 / a, [(2, 3)], "pos"),
     ("pow_number", lambda a: a ** 3, [(2, 2)], None),
     ("pow_tensor", lambda a, b: a ** b, [(3,), (2, 3)], "pos"),
     ("rpow", lambda a: 2.0 ** a, [(3,)], None),

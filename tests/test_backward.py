@@ -424,3 +424,97 @@ def test_nan_and_inf_are_computed_silently_like_torch():
     run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[nan, 0.0] [nan, 1.0]"
+
+
+# -- in-place writes and saved values (torch's version counter) ------------------------------
+MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+def test_changing_a_saved_input_in_place_is_caught_at_backward():
+    x = leaf([1.0, 2.0])
+    c = al.tensor([3.0, 4.0], dtype=al.float64)
+    y = x * c
+    c += 1
+    with pytest.raises(RuntimeError, match=MODIFIED + r": \[al.float64 \(2,\)\], which is input 1 of MulBackward0, "
+                                                      r"is at version 1; expected version 0"):
+        y.sum().backward()
+    assert x.grad is None
+
+
+def test_changing_a_saved_output_through_detach_is_caught():
+    x = leaf([1.0, 2.0])
+    y = x.exp()
+    y.detach().zero_()                       # detach shares memory and the version counter
+    with pytest.raises(RuntimeError, match=MODIFIED + r".*output 0 of ExpBackward0"):
+        y.sum().backward()
+
+
+def test_optimizer_step_under_no_grad_then_a_new_forward_is_fine():
+    w = leaf([1.0, 2.0])
+    for _ in range(2):
+        (w * w).sum().backward()
+        with al.no_grad():
+            w -= 0.1 * w.grad
+        w.grad = None
+    assert np.allclose(w.detach().numpy(), [0.64, 1.28])
+
+
+def test_in_place_write_of_a_graph_value_into_a_plain_tensor_is_refused_or_rebound():
+    w = leaf([1.0, 1.0])
+    acc = al.zeros(2, dtype=al.float64)
+    acc += w * 3                             # rebinds acc to a recorded tensor, like torch's graph
+    (acc + w).sum().backward()
+    assert w.grad.tolist() == [4.0, 4.0]
+    out = al.zeros(2, dtype=al.float64)
+    with pytest.raises(RuntimeError, match="does not record in-place operations"):
+        out[0] = w[1] * 5
+    with pytest.raises(RuntimeError, match="does not record in-place operations"):
+        out.copy_(w * 5)
+
+
+def test_retained_grad_accumulates_like_a_leaf():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.retain_grad()
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()
+    assert y.grad.tolist() == [2.0, 2.0]
+
+
+def test_hook_that_changes_the_dtype_is_refused():
+    x = leaf([1.0, 2.0], dtype=al.float32)
+    x.register_hook(lambda g: g.double())
+    with pytest.raises(RuntimeError, match="has changed the type of value"):
+        (x * 2).sum().backward()
+
+
+def test_custom_backward_returning_a_lower_rank_gradient_is_an_invalid_gradient():
+    class Collapse(al.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.sum()
+
+    with pytest.raises(RuntimeError, match=r"returned an invalid gradient at index 0 - got \[\] but expected "
+                                           r"shape compatible with \[2\]"):
+        Collapse.apply(leaf([1.0, 2.0])).sum().backward()
+
+
+def test_backward_arguments_are_checked_like_torch():
+    x = leaf([1.0, 2.0])
+    with pytest.raises(TypeError, match="gradient must be a Tensor"):
+        (x * 2).backward([1.0, 1.0])
+    with pytest.raises(RuntimeError, match="^`inputs` argument to `backward\\(\\)` cannot be empty.$"):
+        (x * 2).sum().backward(inputs=[])
+    with pytest.raises(RuntimeError, match="^grad requires non-empty inputs.$"):
+        al.autograd.grad((x * 2).sum(), ())
+
+
+def test_no_grad_works_as_a_bare_decorator():
+    @al.no_grad
+    def double(t):
+        return t * 2
+    assert not double(leaf([1.0])).requires_grad

@@ -70,7 +70,8 @@ class DoubleFirstSeedOnly(al.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return 2 * g.reshape(-1)[: x.numel()].reshape(x.shape)
+        first = g.reshape(-1)[: x.numel()].reshape(x.shape)
+        return 2 * (g * 0 + first)       # g's shape, but every seed gets the first one's answer
 
 
 class Drifting(al.autograd.Function):

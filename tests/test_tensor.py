@@ -200,3 +200,68 @@ def test_where_with_branches_that_do_not_broadcast_names_them_like_torch():
     with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) "
                                            r"at non-singleton dimension 0"):
         al.where(al.tensor([True, False, True]), al.ones(3), al.ones(2))
+
+
+def test_repeated_list_indices_inside_a_tuple_add_up():
+    a = al.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    (a[0, [1, 1]].sum() + a[:, [2, 0, 2]].sum()).backward()
+    assert a.grad.tolist() == [[1.0, 2.0, 2.0], [1.0, 0.0, 2.0]]
+
+
+def test_max_over_a_dim_sends_the_gradient_to_the_returned_index_even_on_ties():
+    x = al.tensor([[4.0, 4.0], [1.0, 3.0]], requires_grad=True)
+    values, indices = x.max(1)
+    values.sum().backward()
+    assert indices.tolist() == [0, 1] and x.grad.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize("make", [lambda: al.tensor([1, 2]) / 2, lambda: al.tensor([1, 2]).exp(),
+                                  lambda: al.tensor([True]).sin(), lambda: al.tensor([1, 2]).clamp(min=0.5),
+                                  lambda: al.tensor([1, 2]).sqrt()])
+def test_float_results_from_integer_and_bool_inputs_are_float32(make):
+    assert make().dtype == al.float32
+
+
+def test_shape_arguments_are_checked_with_torchs_texts():
+    x = al.ones(2, 3)
+    with pytest.raises(RuntimeError, match="input.dim\\(\\) = 2 is not equal to len\\(dims\\) = 1"):
+        x.permute(0)
+    with pytest.raises(RuntimeError, match="^permute\\(\\): duplicate dims are not allowed.$"):
+        x.permute(0, 0)
+    with pytest.raises(RuntimeError, match="the number of sizes provided \\(1\\) must be greater or equal"):
+        x.expand(3)
+    with pytest.raises(RuntimeError, match="isn't allowed in a leading, non-existing dimension 0"):
+        al.ones(3).expand(-1, 3)
+    with pytest.raises(RuntimeError, match="^dim 0 appears multiple times in the list of dims$"):
+        x.mean((0, 0))
+    with pytest.raises(IndexError, match="^Dimension out of range \\(expected to be in range of \\[-2, 1\\], but got 2\\)$"):
+        x.sum(2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.squeeze(5)
+    with pytest.raises(RuntimeError, match="^The size of tensor a \\(5\\) must match the size of tensor b \\(4\\)"):
+        al.ones(5, 2, 3) @ al.ones(4, 3, 2)
+    with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):
+        al.tensor([1, 2]) ** -1
+
+
+def test_zero_dim_tensors_accept_dims_minus_one_and_zero():
+    t = al.tensor(2.0, requires_grad=True)
+    t.sum(-1).backward()
+    assert t.grad.item() == 1.0 and t.mean(0).item() == 2.0 and t.transpose(0, -1).item() == 2.0
+    assert t[t > 0].tolist() == [2.0]
+
+
+def test_empty_mean_has_an_empty_gradient():
+    x = al.zeros(0, requires_grad=True)
+    x.mean().backward()
+    assert x.grad.shape == (0,)
+
+
+def test_small_printing_details_match_torch():
+    assert repr(al.tensor([], dtype=al.int64)) == "tensor([], dtype=al.int64)"
+    assert f"{al.tensor(3.0)}" == "3.0"
+    a = al.ones(2, requires_grad=True)
+    assert [n is None for n, _ in (2 * a).grad_fn.next_functions] == [False, True]
+    assert (2 / a).grad_fn.name() == "MulBackward0" and a[None].grad_fn.name() == "UnsqueezeBackward0"
+    with pytest.raises(TypeError, match="Variable data has to be a tensor"):
+        a.data = [5.0, 6.0]
