@@ -180,8 +180,8 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         if (needed is None or node in needed) and node not in targets and node.op is not None:
             if node.freed:
                 raise RuntimeError(FREED)
-            if node.out_version is not None:
-                _check_versions(node)
+            if node.stamp != state.writes and node.op.saves:
+                _check_versions(node)     # something was written in place since the forward
 
     count("backward")
     pending = {}
@@ -242,13 +242,13 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
 
 def _check_versions(node):
     """Refuse to differentiate with saved values that were changed in place since."""
-    if node.out_version[0]:
-        _modified(node, "output 0 of", node.out_meta, node.out_version[0], 0)
+    if node.out_written:
+        _modified(node, "output 0 of", (node.out.shape, node.out.dtype), 1, 0)
     for i, a in enumerate(node.args):
         if isinstance(a, Tensor) and a._vbox is not None:
             saved = node.versions[i] if node.versions else 0
             if a._vbox[0] != saved:
-                _modified(node, f"input {i} of", (a._data.shape, a._data.dtype), a._vbox[0], saved)
+                _modified(node, f"input {i} of", node.in_meta(i), a._vbox[0], saved)
 
 
 def _modified(node, which, meta, now, saved):
@@ -274,13 +274,13 @@ def _propagate(node, g, needed, pending, create_graph):
     if create_graph and not isinstance(g, Tensor):
         g = Tensor._make(g)
     grads = node.op.vjps(g, y, args, node.params, wanted)
-    lead_ndim = g.ndim - len(node.out_meta[0])
+    lead_ndim = g.ndim - node.out.ndim
     for i, r in enumerate(grads):       # inputs past the rules are parameters (dims, shapes)
         if r is None or not wanted[i]:
             continue
         child = node.next[i]
-        meta = node.in_meta[i]
-        if lead_ndim or type(r) is not np.ndarray or r.shape != meta[0] or r.dtype != meta[1]:
+        a = node.args[i]._data
+        if lead_ndim or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
             r = _fit(node, i, r, lead_ndim, g)
         if state.anomaly and _has_nan(r):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
@@ -291,7 +291,7 @@ def _propagate(node, g, needed, pending, create_graph):
 
 def _fit(node, i, r, lead_ndim, g):
     """Make a rule's result match its input: sum away broadcasting, cast the dtype."""
-    shape, dtype = node.in_meta[i]
+    shape, dtype = node.in_meta(i)
     if not isinstance(r, (Tensor, np.ndarray)):
         r = np.asarray(r)
     want = tuple(g.shape[:lead_ndim]) + shape

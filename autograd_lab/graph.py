@@ -88,25 +88,31 @@ _NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1"}
 
 class Node:
     """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it."""
-    __slots__ = ("op", "args", "arrays", "params", "out", "next", "in_meta", "out_meta", "hooks",
-                 "retain", "freed", "_name", "tangent", "versions", "out_version", "__weakref__")
+    # what every node has lives in slots; what few nodes ever get (hooks, a retained
+    # gradient, a tangent) falls back to the class defaults below until it is set
+    __slots__ = ("op", "args", "arrays", "params", "out", "next", "_name", "stamp",
+                 "__dict__", "__weakref__")
+    hooks = None                      # Tensor.register_hook on this node's output
+    retain = None                     # weakref to the output, after retain_grad()
+    freed = False                     # saved values released by a backward
+    tangent = None                    # forward mode: the output's tangent, for saved()
+    versions = None                   # versions of the saved inputs, if any had been written
+    out_written = False               # the output was changed in place after the forward
 
-    def __init__(self, op, args, arrays, params, out, nexts, in_meta, name):
+    def __init__(self, op, args, arrays, params, out, nexts, name):
         self.op = op
         self.args = args              # the inputs as given: tensors, numbers, masks
         self.arrays = arrays          # the same as NumPy arrays (what a plain backward uses)
         self.params = params
         self.out = out
-        self.next = nexts
-        self.in_meta = in_meta        # (shape, dtype) of each input a gradient goes to
-        self.out_meta = (out.shape, out.dtype)
-        self.hooks = None
-        self.retain = None
-        self.freed = False
+        self.next = nexts             # per input: the node its gradient goes to, or None
         self._name = name
-        self.tangent = None           # forward mode: the output's tangent, for saved()
-        self.versions = None          # versions of the saved inputs, if any had been written
-        self.out_version = None       # the output's version counter (a rule may read y)
+        self.stamp = state.writes     # in-place writes so far (see engine._check_versions)
+
+    def in_meta(self, i):
+        """(shape, dtype) of input i, which a gradient for it must match."""
+        a = self.args[i]._data
+        return a.shape, a.dtype
 
     def name(self):
         return self._name
@@ -214,18 +220,15 @@ def attach(op, args, params, out, arrays=None):
                     node = a._accumulate or edge(a)
                 if node is not None:
                     if nexts is None:
-                        nexts, meta = [None] * len(args), [None] * len(args)
+                        nexts = [None] * len(args)
                     nexts[i] = node
-                    meta[i] = (a._data.shape, a._data.dtype)
         if nexts is not None:
             name = op.name if op.name.__class__ is str else op.name(args, params)
             if arrays is None:
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-            node = result.grad_fn = Node(op, args, arrays, params, out, tuple(nexts), tuple(meta), name)
-            if op.saves:              # remember what the saved values' versions were
-                node.out_version = result._vbox = [0]
-                if written:
-                    node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
+            node = result.grad_fn = Node(op, args, arrays, params, out, nexts, name)
+            if written and op.saves:  # remember the versions of inputs written before
+                node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
     if state.forward_level:
         _push_tangent(op, args, params, result)
         if result.grad_fn is not None:

@@ -9,6 +9,7 @@ class _State:
     anomaly = False
     forward_level = 0   # >0 while al.func.jvp pushes tangents through operations
     counters = ()        # active PassCounter objects
+    writes = 0           # in-place writes to any tensor so far (saved-value checks)
 
 
 state = _State()

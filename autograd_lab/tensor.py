@@ -23,7 +23,7 @@ class Tensor:
     _hooks = None           # hooks of a leaf (a non-leaf keeps them on its grad_fn)
     _retains_grad = False
     _tangent = None         # forward mode: the tangent carried with this value
-    _vbox = None            # [version] of in-place writes, shared with detach()ed views
+    _vbox = None            # [version, grad_fn] of in-place writes, shared with detach()es
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -181,9 +181,7 @@ class Tensor:
     def detach(self):
         """The same numbers (shared memory and version counter), outside the graph."""
         t = Tensor._make(self._data)
-        if self._vbox is None:
-            self._vbox = [0]
-        t._vbox = self._vbox
+        t._vbox = self._box()
         return t
 
     def detach_(self):
@@ -456,10 +454,18 @@ class Tensor:
     def _version(self):
         return self._vbox[0] if self._vbox is not None else 0
 
-    def _bump(self):
+    def _box(self):
+        """[version, node that made these numbers]: shared by this tensor and its detach()es."""
         if self._vbox is None:
-            self._vbox = [0]
-        self._vbox[0] += 1
+            self._vbox = [0, self.grad_fn]
+        return self._vbox
+
+    def _bump(self):
+        box = self._box()
+        box[0] += 1
+        state.writes += 1
+        if box[1] is not None:            # the node that computed these numbers may have saved them
+            box[1].out_written = True
 
     def _check_inplace(self, value=None):
         if not state.grad_enabled:
