@@ -269,16 +269,26 @@ def _send(pending, node, g):
 
 def _propagate(node, g, needed, pending, create_graph):
     """Apply one node's VJP rules and send a gradient along each edge that needs one."""
-    wanted = node.next if needed is None else [c is not None and c in needed for c in node.next]
-    args, y = node.saved(create_graph)
-    if create_graph and not isinstance(g, Tensor):
-        g = Tensor._make(g)
-    grads = node.op.vjps(g, y, args, node.params, wanted)
+    if create_graph:
+        args, y = node.saved(True)
+        if not isinstance(g, Tensor):
+            g = Tensor._make(g)
+    else:
+        args, y = node.arrays, node.out
+    op, nexts, params = node.op, node.next, node.params
     lead_ndim = g.ndim - node.out.ndim
-    for i, r in enumerate(grads):       # inputs past the rules are parameters (dims, shapes)
-        if r is None or not wanted[i]:
+    if op.vjp_all is not None:
+        grads = op.vjp_all(g, y, *args, **params)
+    else:
+        grads = op.vjp
+    for i, child in enumerate(nexts):
+        if child is None or (needed is not None and child not in needed) or i >= len(grads):
             continue
-        child = node.next[i]
+        r = grads[i]
+        if op.vjp_all is None:            # one rule per input: run only the ones wanted
+            r = None if r is None else r(g, y, *args, **params)
+        if r is None:
+            continue
         a = node.args[i]._data
         if lead_ndim or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
             r = _fit(node, i, r, lead_ndim, g)

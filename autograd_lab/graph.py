@@ -62,16 +62,25 @@ class Op:
     def __call__(self, *args, **params):
         for a in args:
             if isinstance(a, Tensor):
-                return record(self, args, params)
-        return self.forward(*args, **params)
+                break
+        else:                             # no tensor among the inputs: just compute
+            return self.forward(*args, **params)
+        # tensors in: compute on their arrays, then record (see attach)
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        if self.promote is True:
+            arrays = promote(arrays)
+        elif self.promote:                # promote only the inputs from this index on
+            arrays[self.promote:] = promote(arrays[self.promote:])
+        if self.floating:
+            arrays = [a.astype(dtypes.DEFAULT_FLOAT) if type(a) is np.ndarray and a.dtype.kind in "biu"
+                      else a for a in arrays]
+        try:
+            out = self.forward(*arrays, **params)
+        except ValueError as e:
+            raise _shape_error(self, arrays, e) from None
+        return attach(self, args, params, out, arrays)
 
-    # -- the derivative rules, asked for by the engine and by forward mode ----------
-    def vjps(self, g, y, args, params, wanted):
-        if self.vjp_all is not None:
-            return self.vjp_all(g, y, *args, **params)
-        return [rule(g, y, *args, **params) if want else None
-                for rule, want in zip(self.vjp, wanted)]
-
+    # -- forward mode: the output's tangent from the inputs' tangents ----------------
     def tangent(self, tangents, y, args, params):
         if self.jvp_all is not None:
             return self.jvp_all(tangents, y, *args, **params)
@@ -186,22 +195,6 @@ def edge(t):
             t._accumulate = AccumulateGrad(t)
         return t._accumulate
     return None
-
-
-def record(op, args, params):
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    if op.promote is True:
-        arrays = promote(arrays)
-    elif op.promote:                      # promote only the inputs from this index on
-        arrays[op.promote:] = promote(arrays[op.promote:])
-    if op.floating:
-        arrays = [a.astype(dtypes.DEFAULT_FLOAT) if type(a) is np.ndarray and a.dtype.kind in "biu"
-                  else a for a in arrays]
-    try:
-        out = op.forward(*arrays, **params)
-    except ValueError as e:
-        raise _shape_error(op, arrays, e) from None
-    return attach(op, args, params, out, arrays)
 
 
 def attach(op, args, params, out, arrays=None):
