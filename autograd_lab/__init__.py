@@ -19,7 +19,7 @@ from .creation import (DoubleTensor, FloatTensor, LongTensor, arange, as_tensor,
                        zeros, zeros_like)
 from .functions import (abs, add, allclose, amax, argmax, cat, ceil, clamp, clip, concat,
                         concatenate, cond, cos, div, dot, equal, exp, floor, is_tensor,
-                        isfinite, isinf, isnan, log, logical_and, logical_not, logical_or,
+                        isfinite, isinf, isnan, log, log1p, logical_and, logical_not, logical_or,
                         matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg, negative,
                         norm, numel, outer, permute, pow, relu, reshape, round, set_printoptions,
                         sigmoid, sign, sin, sqrt, squeeze, stack, sub, sum, t, tanh, transpose,

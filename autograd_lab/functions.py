@@ -82,6 +82,7 @@ def _unary(op):
 
 
 sigmoid, tanh, relu, exp, log, sqrt = map(_unary, (ops.sigmoid, ops.tanh, ops.relu, ops.exp, ops.log, ops.sqrt))
+log1p = _unary(ops.log1p)
 abs, sin, cos, sign = map(_unary, (ops.abs, ops.sin, ops.cos, ops.sign))
 floor, ceil, round, neg = map(_unary, (ops.floor, ops.ceil, ops.round, ops.neg))
 isnan, isinf, isfinite = ops.isnan, ops.isinf, ops.isfinite

@@ -191,6 +191,11 @@ log = Op("LogBackward0", np.log,
          jvp=(lambda t, y, x: t / x,),
          floating=True)
 
+log1p = Op("Log1PBackward0", np.log1p,          # log(1 + x), accurate for tiny x
+           vjp=(lambda g, y, x: g / (1 + x),),
+           jvp=(lambda t, y, x: t / (1 + x),),
+           floating=True)
+
 sqrt = Op("SqrtBackward0", np.sqrt,
           vjp=(lambda g, y, x: g / (2 * y),),
           jvp=(lambda t, y, x: t / (2 * y),),

@@ -290,6 +290,7 @@ class Tensor:
     # -- math methods ----------------------------------------------------------------
     def exp(self): return ops.exp(self)
     def log(self): return ops.log(self)
+    def log1p(self): return ops.log1p(self)
     def sqrt(self): return ops.sqrt(self)
     def abs(self): return ops.abs(self)
     def sin(self): return ops.sin(self)

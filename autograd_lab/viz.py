@@ -1057,8 +1057,9 @@ def _graph_alt(model, tensor, trace):
          f"{'s' if model.n_leaves != 1 else ''} ({leaves}) on the left feed {model.n_ops} "
          f"operation{'s' if model.n_ops != 1 else ''} ({op_txt})")
     if model.n_consts:
-        s += (f" together with {model.n_consts} constant input{'s' if model.n_consts != 1 else ''}"
-              " that receive no gradient")
+        one = model.n_consts == 1
+        s += (f" together with {model.n_consts} constant input{'' if one else 's'}"
+              f" that receive{'s' if one else ''} no gradient")
     s += ", ending in the output on the right"
     if trace is not None:
         s += "; each edge is labelled with the gradient that flowed back along it"

@@ -28,6 +28,7 @@ CASES = [
     ("relu", lambda a: al.relu(a), [(5,)], "apart"),
     ("exp", lambda a: a.exp(), [(3,)], None),
     ("log", lambda a: a.log(), [(3,)], "pos"),
+    ("log1p", lambda a: al.log1p(a), [(3,)], "pos"),
     ("sqrt", lambda a: a.sqrt(), [(3,)], "pos"),
     ("sin", lambda a: a.sin(), [(3,)], None),
     ("cos", lambda a: a.cos(), [(3,)], None),

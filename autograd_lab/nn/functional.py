@@ -1,6 +1,6 @@
 """``al.nn.functional``: activations and losses built from the rules table."""
 from .. import functions as _f
-from ..tensor import Tensor
+from ..tensor import Tensor as _Tensor
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
@@ -20,7 +20,7 @@ def log_softmax(input, dim=-1):
 
 
 def mse_loss(input, target, reduction="mean"):
-    if not isinstance(target, Tensor) or input.shape != target.shape:
+    if not isinstance(target, _Tensor) or input.shape != target.shape:
         raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape "
                          f"{tuple(getattr(target, 'shape', ()))} must match")
     sq = (input - target) ** 2
