@@ -1032,7 +1032,7 @@ class GradOutputsExplorer(_Explorer):
             self.error = str(exc)
             return
         self.grad = g
-        problems = [_seed_overflow(self._seed, y._data.dtype), _problems(f"{xn}.grad", g)]
+        problems = [_seed_overflow(self._seed, y._data.dtype), _problems(f"dL/d{xn}", g)]
         problems = [p for p in problems if p]
         if problems:
             self.error = "; ".join(problems)
@@ -1058,12 +1058,12 @@ class GradOutputsExplorer(_Explorer):
     def _readout_html(self):
         xn, yn = self.names
         return ("<pre style='margin:0;font-size:12px'>" +
-                _html_escape(f"{self.loss}\n{xn}.grad = dL/d{xn} = {_short(self.grad, 60)}") + "</pre>")
+                _html_escape(f"{self.loss}\ngrad returns dL/d{xn} = {_short(self.grad, 60)}") + "</pre>")
 
     def _view(self):
         xn, yn = self.names
         title = self.title or f"autograd.grad({yn}, {xn}, grad_outputs=seed)"
-        caption = f"{self.loss}.  {xn}.grad = {_short(self.grad, 60)}"
+        caption = f"{self.loss}.  grad returns dL/d{xn} = {_short(self.grad, 60)}"
         seed = self._seed if self._seed.ndim <= 2 else self._seed.reshape(-1, self._seed.shape[-1])
         grad = None if self.grad is None else self.grad._data
         if grad is not None and grad.ndim > 2:
@@ -1083,17 +1083,17 @@ class GradOutputsExplorer(_Explorer):
         if painter is not None and painter.compatible(seed, grad, self.error, y=kw["y"]):
             painter.update(seed, grad, **kw)
         else:
-            painter = viz._SeedGradPicture(seed, grad, grad_label=f"{xn}.grad",
+            painter = viz._SeedGradPicture(seed, grad, grad_label=f"dL/d{xn} (returned; {xn}.grad untouched)",
                                            y_label=f"{yn} {viz._shape_str(self._shape)}", **kw)
         painter.fig._al_alt = (f"Heatmap of the seed grad_outputs (shape {viz._shape_str(self._seed.shape)}) "
-                               f"next to the gradient it produces, {xn}.grad = {_short(self.grad)}; "
+                               f"next to the gradient it returns, dL/d{xn} = {_short(self.grad)}; "
                                + (f"error: {self.error}" if self.error else self.loss) + ".")
         return painter
 
     def summary(self):
         xn, yn = self.names
         return (f"GradOutputsExplorer: seed {viz._shape_str(self._seed.shape)} = {_short(self.seed)}; "
-                f"{self.loss}; {xn}.grad = {_short(self.grad)}" + self._problem_suffix())
+                f"{self.loss}; dL/d{xn} = {_short(self.grad)}" + self._problem_suffix())
 
 
 __all__ = ["SeedExplorer", "WhereExplorer", "JacobianExplorer", "GradOutputsExplorer", "parse_numbers"]
