@@ -265,16 +265,23 @@ def _structure(x):
     return "*"
 
 
+def _reverse_args(args, nums):
+    """The arguments, with those being differentiated replaced by fresh leaves; and
+    whether any of them carried a forward-mode tangent (a nested transform)."""
+    args = list(args)
+    nested = bool(state.forward_level)
+    for a in nums:
+        args[a], n = _reverse_leaf(args[a])
+        nested = nested or n
+    return args, nested
+
+
 def grad_and_value(func, argnums=0, has_aux=False):
     """Like :func:`grad`, returning ``(gradient, value)``."""
     def wrapper(*args):
         where = "grad_and_value(f)(*args)"
         nums = _check_transform_args(args, argnums)
-        args = list(args)
-        nested = bool(state.forward_level)
-        for a in nums:
-            args[a], n = _reverse_leaf(args[a])
-            nested = nested or n
+        args, nested = _reverse_args(args, nums)
         out = _call_reverse(func, args)
         out, aux = _split_aux(out, has_aux, where)
         if not isinstance(out, Tensor):
@@ -331,11 +338,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     def wrapper(*args):
         where = "jacrev(f)(*args)"
         nums = _check_transform_args(args, argnums)
-        args = list(args)
-        nested = bool(state.forward_level)
-        for a in nums:
-            args[a], n = _reverse_leaf(args[a])
-            nested = nested or n
+        args, nested = _reverse_args(args, nums)
         leaves = [args[a] for a in nums]
         out = _call_reverse(func, args)
         out, aux = _split_aux(out, has_aux, where)
