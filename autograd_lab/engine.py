@@ -16,7 +16,7 @@ gradients themselves have a ``grad_fn`` and can be differentiated again.
 import numpy as np
 
 from . import ops
-from .graph import AccumulateGrad, Node, edge
+from .graph import AccumulateGrad, edge
 from .modes import count, state
 from .tensor import Tensor
 

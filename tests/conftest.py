@@ -1,7 +1,7 @@
 """Shared test set-up: nbval defaults, and the built book served on 127.0.0.1.
 
-- nbval: when the plugin is installed, `pytest` runs every notebook in book/ with
-  --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg (see pyproject).
+- nbval's defaults live in book/conftest.py, so that `pytest book/<chapter>.ipynb`
+  alone gets them too.
 - `built_html`: the folder _build/html. Missing or older than the book's sources, the
   tests that need it skip with the command to run; under `tools/dev.py test` (which
   builds first and sets AUTOGRAD_LAB_REQUIRE_HTML=1) they fail instead.
@@ -14,53 +14,10 @@ import gzip
 import http.server
 import os
 import threading
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-HTML = ROOT / "_build" / "html"
-SANITIZE = Path(__file__).resolve().parent / "sanitize.cfg"
-BUILD_HINT = "build the book first: python3 tools/dev.py book"
-
-
-def pytest_configure(config):
-    opt = config.option
-    if not config.pluginmanager.hasplugin("nbval"):
-        return
-    if not getattr(opt, "nbval_lax", False):
-        opt.nbval = True
-    if not opt.nbval_kernel_name:
-        opt.nbval_current_env = True
-    if not opt.nbval_sanitize_with:
-        opt.nbval_sanitize_with = str(SANITIZE)
-    if str(opt.nbval_cell_timeout) == "2000":   # nbval's default; a stuck cell fails sooner
-        opt.nbval_cell_timeout = 120
-
-
-def toc_path():
-    return Path(os.environ.get("AUTOGRAD_LAB_TOC") or ROOT / "_toc.yml")
-
-
-def toc_docnames(path=None):
-    """Docnames ('book/intro', ...) of the table of contents, in reading order.
-
-    Reads the `root:` and `- file:` lines of the toc (the form _toc.yml uses), so that
-    collecting the tests needs no YAML library."""
-    names = []
-    for line in Path(path or toc_path()).read_text().splitlines():
-        key, _, value = line.strip().removeprefix("- ").partition(":")
-        value = value.split("#")[0].strip().strip("'\"")
-        if key in ("root", "file") and value:
-            names.append(value.removesuffix(".ipynb").removesuffix(".md"))
-    return names
-
-
-def source_of(docname):
-    for ext in (".ipynb", ".md"):
-        if (ROOT / f"{docname}{ext}").exists():
-            return ROOT / f"{docname}{ext}"
-    return None
+from book_site import BUILD_HINT, HTML, PAGE_WEIGHTS, ROOT, source_of, toc_docnames, toc_path
 
 
 def _html_problem():
@@ -137,8 +94,6 @@ def book_server(built_html):
         server.server_close()
 
 
-# Page weights measured by tests/test_browser.py, printed at the end of the run.
-PAGE_WEIGHTS = {}
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from book_site import ROOT
 
 nbformat = pytest.importorskip("nbformat")
 bs4 = pytest.importorskip("bs4")

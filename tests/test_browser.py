@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PAGE_WEIGHTS, ROOT, toc_docnames
+from book_site import PAGE_WEIGHTS, ROOT, toc_docnames
 
 pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SANITIZE
+from book_site import ROOT, SANITIZE
 
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")

@@ -9,7 +9,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from conftest import ROOT, source_of, toc_docnames
+from book_site import source_of, toc_docnames
 
 bs4 = pytest.importorskip("bs4")
 pytestmark = pytest.mark.html
