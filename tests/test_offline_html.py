@@ -101,6 +101,18 @@ def test_mathjax_is_served_from_the_site(built_html):
     assert (built_html / "_static" / "mathjax" / "output" / "chtml" / "fonts").is_dir()
 
 
+def test_theme_icons_come_from_a_small_stylesheet_with_every_icon_the_pages_use(built_html):
+    script = (built_html / "_static" / "scripts" / "fontawesome.js").read_text()
+    assert len(script) < 50_000, "Font Awesome's full 1.5 MB script is back (tools/sphinxext/icon_subset.py)"
+    used = set()
+    for page in all_html(built_html):
+        used.update(re.findall(r"\bfa-([a-z0-9-]+)", page.read_text()))
+    used -= {"solid", "regular", "brands", "lg", "xs", "sm", "fw", "1x", "2x", "3x"}
+    assert used, "no icons found in the pages"
+    missing = [name for name in used | {"xmark"} if f".fa-{name}{{" not in script]
+    assert not missing, f"icons used by the pages but not drawn: {missing}"
+
+
 def test_widget_outputs_become_static_pictures(built_html):
     """Live widget views would need a kernel and CDN JavaScript: the pages carry none."""
     for page in all_html(built_html):
