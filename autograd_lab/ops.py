@@ -21,8 +21,8 @@ import math
 import numpy as np
 
 from . import dtypes
-from .graph import Op
-from .tensor import Tensor, _key
+from .graph import Op, broadcast_mismatch
+from .tensor import Tensor, _key, _neg
 
 
 # -- helpers the rules share -------------------------------------------------------
@@ -32,13 +32,7 @@ def _neg_dims(dim, ndim):
     if dim is None:
         return tuple(range(-ndim, 0))
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    out = []
-    for d in dims:
-        if not -ndim <= d < max(ndim, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})")
-        out.append(d - ndim if d >= 0 else d)
-    return tuple(sorted(out))
+    return tuple(sorted(_neg(d, ndim) for d in dims))
 
 
 def _lead(g, y):
@@ -530,16 +524,11 @@ def _matmul_forward(a, b):
         sa, sb = "x".join(map(str, a.shape[-2:] if a.ndim > 1 else (1,) + a.shape)), \
             "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
-    if a.ndim > 2 or b.ndim > 2:
-        try:
-            np.broadcast_shapes(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
-        except ValueError:
-            sa, sb = a.shape[:-2], b.shape[:-2]
-            n = max(len(sa), len(sb))
-            pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-            dim = next(d for d in range(n - 1, -1, -1) if pa[d] != pb[d] and 1 not in (pa[d], pb[d]))
-            raise RuntimeError(f"The size of tensor a ({pa[dim]}) must match the size of tensor b "
-                               f"({pb[dim]}) at non-singleton dimension {dim}") from None
+    if a.ndim > 2 or b.ndim > 2:            # batch dimensions must broadcast
+        bad = broadcast_mismatch(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
+        if bad:
+            raise RuntimeError(f"The size of tensor a ({bad[0]}) must match the size of tensor b "
+                               f"({bad[1]}) at non-singleton dimension {bad[2]}")
     return np.matmul(a, b)
 
 
