@@ -16,7 +16,7 @@ gradients themselves have a ``grad_fn`` and can be differentiated again.
 import numpy as np
 
 from . import ops
-from .graph import AccumulateGrad, edge
+from .graph import edge
 from .modes import count, state
 from .tensor import Tensor
 
@@ -163,7 +163,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     # targets: where the walk delivers gradients -- every leaf for backward(), or the
     # nodes of the tensors grad() was asked about (for an intermediate tensor, its grad_fn)
     if inputs is None:
-        targets = {n for n in order if isinstance(n, AccumulateGrad)}
+        targets = {n for n in order if n.op is None}
         needed = None                   # every node leads to some leaf: walk them all
     else:
         targets = set()
@@ -176,12 +176,6 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         for node in reversed(order):    # children first: a node is needed if it leads to a target
             if node not in needed and any(c is not None and c in needed for c in node.next):
                 needed.add(node)
-    for node in order:
-        if (needed is None or node in needed) and node not in targets and node.op is not None:
-            if node.freed:
-                raise RuntimeError(FREED)
-            if node.stamp != state.writes and node.op.saves:
-                _check_versions(node)     # something was written in place since the forward
 
     count("backward")
     pending = {}
@@ -189,10 +183,10 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         _send(pending, root, seed)
     delivered = {}                      # target node -> its gradient
     retained = []                       # (tensor, gradient) for retain_grad()
-    stopped = set()                     # targets where the walk ended without running the rule
+    ran = []                            # nodes whose rules ran: their saved values go after
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph   # record only for create_graph
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):   # as torch: nan and inf, no warnings
             for node in order:
                 g = pending.pop(node, None)
                 if g is None or (needed is not None and node not in needed):
@@ -207,9 +201,13 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                     delivered[node] = g
                     if node.op is None or (needed is not None and not any(
                             c is not None and c in needed for c in node.next)):
-                        stopped.add(node)   # its rule never ran: its saved values stay (as in torch)
-                        continue
+                        continue            # its rule never runs: its saved values stay (as in torch)
+                if node.freed:
+                    raise RuntimeError(FREED)
+                if node.stamp != state.writes and node.op.saves:
+                    _check_versions(node)   # something was written in place since the forward
                 _propagate(node, g, needed, pending, create_graph)
+                ran.append(node)
     finally:
         state.grad_enabled = grad_mode
 
@@ -217,7 +215,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     shared = _Shared(seeds)
     if accumulate:
         for node, g in delivered.items():
-            if isinstance(node, AccumulateGrad):
+            if node.op is None:         # a leaf's AccumulateGrad
                 _accumulate(node.variable, g, create_graph, shared)
             else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
                 for x in inputs:
@@ -229,9 +227,8 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         else:
             t._grad = t._grad + g
     if not retain_graph:
-        for node in order:
-            if node.op is not None and node.op.saves and (needed is None or node in needed) \
-                    and node not in stopped:
+        for node in ran:
+            if node.op.saves:
                 node.freed = True
                 node.args = node.arrays = None
     if inputs is None:

@@ -42,9 +42,10 @@ def _lead(g, y):
 
 def _unreduce(g, x, dim, keepdim):
     """Spread a reduction's gradient back over the reduced input's shape."""
-    dims = _neg_dims(dim, x.ndim)
-    if not keepdim and dims:
-        g = unsqueeze(g, dims)
+    if not keepdim and g.ndim:         # put the reduced dims back (a 0-d g broadcasts as it is)
+        dims = _neg_dims(dim, x.ndim)
+        if dims:
+            g = unsqueeze(g, dims)
     return expand(g, x.shape)
 
 
@@ -283,7 +284,7 @@ def _mean_forward(x, dim=None, keepdim=False):
 
 
 mean = Op(_reduce_name("Mean"), _mean_forward,
-          vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g, x, dim, keepdim) * _share(y, x),),
+          vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g * _share(y, x), x, dim, keepdim),),
           jvp=(lambda t, y, x, dim=None, keepdim=False: mean(t, _neg_dims(dim, x.ndim), keepdim),),
           saves=False)
 
@@ -333,7 +334,7 @@ reshape = Op("ViewBackward0", _reshape_forward,
 
 
 def _swap(x, dim0, dim1):
-    return np.swapaxes(x, dim0, dim1)
+    return x.swapaxes(dim0, dim1)
 
 
 def _swap_rules():
@@ -369,11 +370,19 @@ squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else "Sq
 
 
 def _expand_forward(x, shape):
-    """Broadcast the trailing dimensions of x to ``shape``, keeping any extra leading ones."""
+    """Broadcast the trailing dimensions of x to ``shape``, keeping any extra leading ones:
+    a read-only view in which a repeated entry has stride 0."""
     lead = x.shape[:max(0, x.ndim - len(shape))]
-    full = tuple(s if s != -1 else x.shape[x.ndim - len(shape) + i]
-                 for i, s in enumerate(shape))
-    return np.broadcast_to(x, lead + full)
+    full = lead + tuple(s if s != -1 else x.shape[x.ndim - len(shape) + i]
+                        for i, s in enumerate(shape))
+    pad = len(full) - x.ndim
+    if not x.flags.c_contiguous or pad < 0 or any(n != 1 and n != m for n, m in zip(x.shape, full[pad:])):
+        return np.broadcast_to(x, full)   # the general case, and NumPy's error when it fails
+    # the same view made directly (np.broadcast_to builds an iterator to find these strides)
+    strides = (0,) * pad + tuple(0 if n == 1 else st for n, st in zip(x.shape, x.strides))
+    view = np.ndarray(full, x.dtype, x, 0, strides)
+    view.flags.writeable = False
+    return view
 
 
 def _expand_jvp(t, y, x, shape):
@@ -394,7 +403,7 @@ def _sum_to_forward(x, shape, lead=0):
     extra = x.ndim - lead - len(shape)
     axes = tuple(range(lead, lead + extra)) + tuple(
         lead + extra + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + extra + i] != 1)
-    out = np.sum(x, axis=axes, keepdims=True) if axes else x
+    out = np.add.reduce(x, axis=axes, keepdims=True) if axes else x
     return out.reshape(x.shape[:lead] + tuple(shape))
 
 

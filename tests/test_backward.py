@@ -135,6 +135,17 @@ def test_grad_frees_the_graph_too():
         al.autograd.grad(y, x)
 
 
+def test_freed_node_asked_for_and_walked_through_raises_the_freed_error():
+    # y is both an input of grad() and on the way to x: its freed rule must not run
+    x = leaf([1.0, 2.0])
+    y = x * x
+    z = y.sum()
+    z.backward()
+    with pytest.raises(RuntimeError, match=FREED):
+        al.autograd.grad(z, [y, x])
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
 # -- second derivatives ---------------------------------------------------------------------
 def test_create_graph_gives_second_derivatives():
     x = leaf([1.5, -2.0])
