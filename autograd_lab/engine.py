@@ -16,7 +16,7 @@ gradients themselves have a ``grad_fn`` and can be differentiated again.
 import numpy as np
 
 from . import ops
-from .graph import edge
+from .graph import AccumulateGrad, edge
 from .modes import count, state
 from .tensor import Tensor
 
@@ -163,7 +163,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     # targets: where the walk delivers gradients -- every leaf for backward(), or the
     # nodes of the tensors grad() was asked about (for an intermediate tensor, its grad_fn)
     if inputs is None:
-        targets = {n for n in order if n.op is None}
+        targets = {n for n in order if isinstance(n, AccumulateGrad)}
         needed = None                   # every node leads to some leaf: walk them all
     else:
         targets = set()
@@ -215,7 +215,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     shared = _Shared(seeds)
     if accumulate:
         for node, g in delivered.items():
-            if node.op is None:         # a leaf's AccumulateGrad
+            if isinstance(node, AccumulateGrad):
                 _accumulate(node.variable, g, create_graph, shared)
             else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
                 for x in inputs:

@@ -370,19 +370,11 @@ squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else "Sq
 
 
 def _expand_forward(x, shape):
-    """Broadcast the trailing dimensions of x to ``shape``, keeping any extra leading ones:
-    a read-only view in which a repeated entry has stride 0."""
+    """Broadcast the trailing dimensions of x to ``shape``, keeping any extra leading ones."""
     lead = x.shape[:max(0, x.ndim - len(shape))]
-    full = lead + tuple(s if s != -1 else x.shape[x.ndim - len(shape) + i]
-                        for i, s in enumerate(shape))
-    pad = len(full) - x.ndim
-    if not x.flags.c_contiguous or pad < 0 or any(n != 1 and n != m for n, m in zip(x.shape, full[pad:])):
-        return np.broadcast_to(x, full)   # the general case, and NumPy's error when it fails
-    # the same view made directly (np.broadcast_to builds an iterator to find these strides)
-    strides = (0,) * pad + tuple(0 if n == 1 else st for n, st in zip(x.shape, x.strides))
-    view = np.ndarray(full, x.dtype, x, 0, strides)
-    view.flags.writeable = False
-    return view
+    full = tuple(s if s != -1 else x.shape[x.ndim - len(shape) + i]
+                 for i, s in enumerate(shape))
+    return np.broadcast_to(x, lead + full)
 
 
 def _expand_jvp(t, y, x, shape):
