@@ -1,18 +1,26 @@
 """The backward walk: from outputs and their seeds to the gradients of the inputs.
 
-1. **Order** the graph: an iterative depth-first search from the outputs lists every
-   node after all the nodes it feeds (reverse post-order), so 100,000-op chains need
-   no recursion.
-2. **Prune**: keep only nodes from which a wanted input can be reached.
-3. **Walk** in that order.  Each node receives the sum of the gradients sent to it by
-   every use of its output, runs its VJP rules (``ops.py``), and sends one gradient
-   along each edge.  A node's gradient is dropped as soon as it has been passed on.
-4. **Commit**: only after the whole walk succeeded are ``.grad`` fields written and
-   saved values freed, so an error leaves the graph and every ``.grad`` as they were.
+1. **Order.**  Every node took the next number from a counter when it was recorded
+   (``Node.seq``), after the nodes that made its inputs; so every node that sends a
+   gradient to a node has a larger number than it.  The walk keeps the nodes that have
+   received something in a heap and runs the one with the largest number next: all its
+   senders have run by then, and its gradient is complete.  No search of the graph comes
+   first, and nothing recurses, so a 100,000-op chain is just a long loop.
+2. **Prune.**  For ``grad(outputs, inputs)`` (or ``backward(inputs=...)``) only the
+   nodes from which a wanted input can be reached run their rules.
+3. **Walk.**  Each node receives the sum of the gradients sent to it by every use of its
+   output, runs its VJP rules (``ops.py``), and sends one gradient along each edge.  A
+   node's gradient is dropped as soon as it has been passed on.  NumPy's warnings about
+   nan and inf are silenced for this package (``graph.py``), as torch computes them quietly.
+4. **Commit.**  Only after the whole walk succeeded are ``.grad`` fields written and saved
+   values freed, so an error leaves the graph and every ``.grad`` as they were.
 
 With ``create_graph=True`` the rules run on tensors and are recorded, so the
 gradients themselves have a ``grad_fn`` and can be differentiated again.
 """
+from heapq import heappop, heappush
+from operator import attrgetter
+
 import numpy as np
 
 from . import ops
@@ -98,7 +106,7 @@ def _make_seeds(outputs, grad_outputs, create_graph, batched):
                                    "of that shape, the dL/dy of the loss you have in mind)")
             if batched:
                 raise RuntimeError("is_grads_batched=True needs explicit grad_outputs (a batch of seeds)")
-            seeds.append(np.ones_like(y._data))
+            seeds.append(np.array(1, y._data.dtype).reshape(y._data.shape))   # a 1 shaped like y
             continue
         if not isinstance(v, (Tensor, np.ndarray, int, float)):
             raise TypeError(f"gradient must be a Tensor, a number or None, not {type(v).__name__} "
@@ -134,37 +142,12 @@ def _as_tuple(x):
 
 
 # -- the walk ----------------------------------------------------------------------------
-def _order(roots):
-    """Nodes reachable from the roots, each listed before every node it sends to."""
-    post, seen = [], set()
-    for root in roots:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(root.next))]
-        while stack:
-            node, children = stack[-1]
-            for child in children:
-                if child is not None and child not in seen:
-                    seen.add(child)
-                    stack.append((child, iter(child.next)))
-                    break
-            else:
-                stack.pop()
-                post.append(node)
-    post.reverse()
-    return post
-
-
 def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     roots = [edge(y) for y in outputs]
-    order = _order(roots)
-
-    # targets: where the walk delivers gradients -- every leaf for backward(), or the
-    # nodes of the tensors grad() was asked about (for an intermediate tensor, its grad_fn)
+    # targets: where the walk delivers gradients -- every leaf for backward() (None), or
+    # the nodes of the tensors grad() was asked about (an intermediate's is its grad_fn)
     if inputs is None:
-        targets = {n for n in order if isinstance(n, AccumulateGrad)}
-        needed = None                   # every node leads to some leaf: walk them all
+        targets = needed = None
     else:
         targets = set()
         for x in inputs:
@@ -172,60 +155,65 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
             if n is None:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
             targets.add(n)
-        needed = set(targets)
-        for node in reversed(order):    # children first: a node is needed if it leads to a target
-            if node not in needed and any(c is not None and c in needed for c in node.next):
-                needed.add(node)
+        needed = _needed(roots, targets)
 
-    count("backward")
-    pending = {}
-    for root, seed in zip(roots, seeds):
-        _send(pending, root, seed)
+    if state.counters:
+        count("backward")
+    pending, ready = {}, []             # node -> its gradient so far; heap of (-seq, node)
     delivered = {}                      # target node -> its gradient
     retained = []                       # (tensor, gradient) for retain_grad()
     ran = []                            # nodes whose rules ran: their saved values go after
+    sends = zip(roots, seeds)           # (node, gradient) pairs on their way
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph   # record only for create_graph
     try:
-        with np.errstate(all="ignore"):   # as torch: nan and inf, no warnings
-            for node in order:
-                g = pending.pop(node, None)
-                if g is None or (needed is not None and node not in needed):
+        while True:
+            for node, g in sends:       # gradients arriving at one node add up
+                if node.op is None and targets is None and not (node.hooks or _tracers):
+                    old = delivered.get(node)   # a leaf nobody watches, in backward(): it
+                    delivered[node] = g if old is None else old + g   # needs no turn of its own
                     continue
-                if node.hooks:
-                    g = _run_hooks(node.hooks, g, create_graph)
-                if _tracers:
-                    _trace(node, g)
-                if node.retain is not None and node.retain() is not None:
-                    retained.append((node.retain(), g))
-                if node in targets:
-                    delivered[node] = g
-                    if node.op is None or (needed is not None and not any(
-                            c is not None and c in needed for c in node.next)):
-                        continue            # its rule never runs: its saved values stay (as in torch)
-                if node.freed:
-                    raise RuntimeError(FREED)
-                if node.stamp != state.writes and node.op.saves:
-                    _check_versions(node)   # something was written in place since the forward
-                _propagate(node, g, needed, pending, create_graph)
-                ran.append(node)
+                old = pending.get(node)
+                if old is None:
+                    pending[node] = g
+                    heappush(ready, (-node.seq, node))
+                else:
+                    pending[node] = old + g
+            if not ready:
+                break
+            # the latest-recorded node first: everything that sends to it was recorded
+            # after it, so has already run, and its gradient is complete
+            node = heappop(ready)[1]
+            g = pending.pop(node)
+            sends = ()
+            if needed is not None and node not in needed:
+                continue                # an output that leads to none of the inputs
+            if node.hooks or node.retain is not None or _tracers:
+                g = _observe(node, g, create_graph, retained)
+            if node.op is None or (targets is not None and node in targets):
+                delivered[node] = g
+                if node.op is None or not any(c is not None and c in needed for c in node.next):
+                    continue            # its rule never runs: its saved values stay (as in torch)
+            if node.freed:
+                raise RuntimeError(FREED)
+            if node.stamp != state.writes and node.op.saves:
+                _check_versions(node)   # something was written in place since the forward
+            sends = _propagate(node, g, needed, create_graph)
+            ran.append(node)
     finally:
         state.grad_enabled = grad_mode
 
     # commit: nothing above touched a tensor, so an error leaves everything as it was
-    shared = _Shared(seeds)
+    taken = {id(s) for s in seeds}      # arrays the caller holds (see _owned)
     if accumulate:
         for node, g in delivered.items():
             if isinstance(node, AccumulateGrad):
-                _accumulate(node.variable, g, create_graph, shared)
+                _accumulate(node.variable, g, taken, not create_graph)
             else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
                 for x in inputs:
                     if x.grad_fn is node:
-                        _accumulate(x, g, create_graph, shared)
-    for t, g in retained:          # retained gradients accumulate, like a leaf's
-        if t._grad is None:
-            t._grad = _as_tensor(g, copy=not create_graph and shared(g))
-        else:
-            t._grad = t._grad + g
+                        _accumulate(x, g, taken, not create_graph)
+    for t, g in retained:               # retained gradients accumulate, like a leaf's
+        _accumulate(t, g, taken, in_place=False)
     if not retain_graph:
         for node in ran:
             if node.op.saves:
@@ -233,8 +221,22 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 node.args = node.arrays = None
     if inputs is None:
         return None
-    return [None if edge(x) not in delivered else _as_tensor(delivered[edge(x)], copy=shared(delivered[edge(x)]))
-            for x in inputs]
+    return [None if edge(x) not in delivered else _owned(delivered[edge(x)], taken) for x in inputs]
+
+
+def _needed(roots, targets):
+    """The nodes from which some target can be reached: only their rules must run."""
+    seen, stack = set(roots), list(roots)
+    while stack:
+        for child in stack.pop().next:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    needed = set(targets)
+    for node in sorted(seen, key=attrgetter("seq")):    # a node's inputs were recorded before it
+        if node not in needed and any(c in needed for c in node.next):
+            needed.add(node)
+    return needed
 
 
 def _check_versions(node):
@@ -257,15 +259,8 @@ def _modified(node, which, meta, now, saved):
         "or clone() it before the forward pass uses it.")
 
 
-def _send(pending, node, g):
-    if node is None:
-        return
-    old = pending.get(node)
-    pending[node] = g if old is None else old + g
-
-
-def _propagate(node, g, needed, pending, create_graph):
-    """Apply one node's VJP rules and send a gradient along each edge that needs one."""
+def _propagate(node, g, needed, create_graph):
+    """Apply one node's VJP rules: the (next node, gradient) pair for each edge that needs one."""
     if create_graph:
         args, y = node.saved(True)
         if not isinstance(g, Tensor):
@@ -274,6 +269,7 @@ def _propagate(node, g, needed, pending, create_graph):
         args, y = node.arrays, node.out
     op, nexts, params = node.op, node.next, node.params
     lead_ndim = g.ndim - node.out.ndim
+    sends = []
     if op.vjp_all is not None:
         grads = op.vjp_all(g, y, *args, **params)
     else:
@@ -288,17 +284,17 @@ def _propagate(node, g, needed, pending, create_graph):
             continue
         a = node.args[i]._data
         if lead_ndim or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
-            r = _fit(node, i, r, lead_ndim, g)
+            r = _fit(node, i, r, lead_ndim, g, a.shape, a.dtype)
         if state.anomaly and _has_nan(r):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
         if _tracers:
             _tracers[-1].steps[-1].sent.append((i, child, _snapshot(r)))
-        _send(pending, child, r)
+        sends.append((child, r))
+    return sends
 
 
-def _fit(node, i, r, lead_ndim, g):
+def _fit(node, i, r, lead_ndim, g, shape, dtype):
     """Make a rule's result match its input: sum away broadcasting, cast the dtype."""
-    shape, dtype = node.in_meta(i)
     if not isinstance(r, (Tensor, np.ndarray)):
         r = np.asarray(r)
     want = tuple(g.shape[:lead_ndim]) + shape
@@ -314,6 +310,18 @@ def _fit(node, i, r, lead_ndim, g):
     if isinstance(r, Tensor):
         return r if r._data.dtype == dtype else r.to(dtype)
     return r if r.dtype == dtype else r.astype(dtype)
+
+
+def _observe(node, g, create_graph, retained):
+    """What users can watch at a node: their hooks (which may replace the gradient), a
+    trace of the walk, and retain_grad()."""
+    if node.hooks:
+        g = _run_hooks(node.hooks, g, create_graph)
+    if _tracers:
+        _trace(node, g)
+    if node.retain is not None and node.retain() is not None:
+        retained.append((node.retain(), g))
+    return g
 
 
 def _run_hooks(hooks, g, create_graph):
@@ -336,37 +344,29 @@ def _has_nan(r):
     return bool(np.isnan(r._data if isinstance(r, Tensor) else r).any())
 
 
-def _as_tensor(g, copy):
+def _owned(g, taken):
+    """A gradient as a tensor its new holder may keep.
+
+    Rules mostly return fresh arrays, which are handed over as they are (a copy of a
+    784x256 weight gradient is measurable).  An array is copied when someone else may
+    hold it: a seed the caller passed in, a view of another array, or the very array
+    already handed to another tensor (``add`` sends one gradient to both inputs)."""
     if isinstance(g, Tensor):
         return g
-    return Tensor._make(np.array(g, copy=True) if copy else g)
+    if g.base is not None or id(g) in taken:
+        g = g.copy()
+    taken.add(id(g))
+    return Tensor._make(g)
 
 
-class _Shared:
-    """Decides whether a gradient array must be copied before it becomes a tensor.
-
-    Rules mostly return fresh arrays, which can be handed over as they are (a copy of a
-    784x256 weight gradient is measurable).  An array is copied when someone else may
-    hold it: it is a seed the caller passed in, a view of another array, or the very
-    array already handed to another tensor (``add`` sends one gradient to both inputs)."""
-
-    def __init__(self, seeds):
-        self.taken = {id(s) for s in seeds}
-
-    def __call__(self, g):
-        if isinstance(g, Tensor) or g.base is not None or id(g) in self.taken:
-            return not isinstance(g, Tensor)
-        self.taken.add(id(g))
-        return False
-
-
-def _accumulate(leaf, g, create_graph, shared):
-    if leaf._grad is None:
-        leaf._grad = _as_tensor(g, copy=shared(g))
-    elif create_graph or leaf._grad.grad_fn is not None or isinstance(g, Tensor):
-        leaf._grad = leaf._grad + g
+def _accumulate(t, g, taken, in_place):
+    """Add a gradient into ``t.grad``: in place for a leaf's plain gradient, as torch does."""
+    if t._grad is None:
+        t._grad = _owned(g, taken)
+    elif not in_place or t._grad.grad_fn is not None or isinstance(g, Tensor):
+        t._grad = t._grad + g
     else:
-        np.add(leaf._grad._data, g, out=leaf._grad._data, casting="unsafe")
+        np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")
 
 
 # -- watching a walk -----------------------------------------------------------------------

@@ -75,7 +75,7 @@ def permute(input, dims):
 
 def _unary(op):
     def f(input):
-        return op(_t(input))
+        return op(input if type(input) is Tensor else _as_tensor(input))
     f.__name__ = op.grad_name((), {}).replace("Backward0", "").lower()
     f.__doc__ = f"Elementwise {f.__name__}; its derivative rules are ``ops.{f.__name__}``."
     return f

@@ -12,6 +12,7 @@ polymorphic: on plain NumPy arrays an Op just computes (that is how a backward p
 runs fast), on tensors it records (that is how ``create_graph=True`` records the
 backward pass for second derivatives).
 """
+import itertools
 import warnings
 
 import numpy as np
@@ -23,6 +24,10 @@ from .modes import state
 # NumPy would warn, naming the line in this package that called it: those warnings, and
 # only those, are silenced.  (Free until a warning fires, unlike np.errstate per call.)
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autograd_lab(\.|$)")
+
+# every node gets the next number when it is recorded; the inputs of a node were always
+# recorded before it, so "highest number first" is an order the backward walk can use
+_sequence = itertools.count()
 
 
 class Op:
@@ -60,13 +65,14 @@ class Op:
         return self.name(args, params) if callable(self.name) else self.name
 
     def __call__(self, *args, **params):
+        arrays, recording = [], False
         for a in args:
-            if isinstance(a, Tensor):
-                break
-        else:                             # no tensor among the inputs: just compute
+            if type(a) is Tensor:
+                a, recording = a._data, True
+            arrays.append(a)
+        if not recording:                 # no tensor among the inputs: just compute
             return self.forward(*args, **params)
         # tensors in: compute on their arrays, then record (see attach)
-        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         if self.promote is True:
             arrays = promote(arrays)
         elif self.promote:                # promote only the inputs from this index on
@@ -99,7 +105,7 @@ class Node:
     """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it."""
     # what every node has lives in slots; what few nodes ever get (hooks, a retained
     # gradient, a tangent) falls back to the class defaults below until it is set
-    __slots__ = ("op", "args", "arrays", "params", "out", "next", "_name", "stamp",
+    __slots__ = ("op", "args", "arrays", "params", "out", "next", "_name", "stamp", "seq",
                  "__dict__", "__weakref__")
     hooks = None                      # Tensor.register_hook on this node's output
     retain = None                     # weakref to the output, after retain_grad()
@@ -117,6 +123,7 @@ class Node:
         self.next = nexts             # per input: the node its gradient goes to, or None
         self._name = name
         self.stamp = state.writes     # in-place writes so far (see engine._check_versions)
+        self.seq = next(_sequence)    # recording order (see engine._run)
 
     def in_meta(self, i):
         """(shape, dtype) of input i, which a gradient for it must match."""
@@ -161,19 +168,16 @@ class Node:
 
 class AccumulateGrad:
     """The node behind a leaf tensor that requires grad: where gradients end up."""
-    __slots__ = ("variable", "__weakref__")
+    __slots__ = ("variable", "seq", "hooks", "__weakref__")
     next = ()
     op = None
+    retain = None
+    freed = False
 
     def __init__(self, variable):
         self.variable = variable
-
-    @property
-    def hooks(self):
-        return self.variable._hooks
-
-    retain = None
-    freed = False
+        self.seq = next(_sequence)
+        self.hooks = None             # Tensor.register_hook on the leaf
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -206,7 +210,7 @@ def attach(op, args, params, out, arrays=None):
         nexts = None
         written = False
         for i, a in enumerate(args):
-            if isinstance(a, Tensor):
+            if type(a) is Tensor:
                 written = written or a._vbox is not None
                 node = a.grad_fn
                 if node is None and a._requires_grad:

@@ -280,7 +280,8 @@ def _mean_forward(x, dim=None, keepdim=False):
                            f"floating point or complex dtype. Got: {x.dtype.name.capitalize()}")
     if x.size == 0:                       # NumPy warns about an empty mean; torch quietly gives nan
         return np.sum(x, axis=_axes(dim), keepdims=keepdim, dtype=x.dtype) * np.nan
-    return np.mean(x, axis=_axes(dim), keepdims=keepdim, dtype=x.dtype)
+    total = np.add.reduce(x, axis=_axes(dim), keepdims=keepdim)   # as np.mean, without its
+    return total / (x.size // total.size)                          # Python-level wrapper
 
 
 mean = Op(_reduce_name("Mean"), _mean_forward,
@@ -371,10 +372,15 @@ squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else "Sq
 
 def _expand_forward(x, shape):
     """Broadcast the trailing dimensions of x to ``shape``, keeping any extra leading ones."""
-    lead = x.shape[:max(0, x.ndim - len(shape))]
-    full = tuple(s if s != -1 else x.shape[x.ndim - len(shape) + i]
-                 for i, s in enumerate(shape))
-    return np.broadcast_to(x, lead + full)
+    lead = x.ndim - len(shape)
+    if -1 in shape:                   # -1: keep that dimension's size
+        shape = tuple(s if s != -1 else x.shape[lead + i] for i, s in enumerate(shape))
+    shape = x.shape[:max(0, lead)] + tuple(shape)
+    if x.ndim == 0:                   # a full reduction's gradient (every loss's): its one number
+        view = np.ndarray(shape, x.dtype, buffer=x, strides=(0,) * len(shape))   # seen everywhere,
+        view.flags.writeable = False  # the view np.broadcast_to makes, without its general checks
+        return view
+    return np.broadcast_to(x, shape)
 
 
 def _expand_jvp(t, y, x, shape):
@@ -392,11 +398,16 @@ expand = Op("ExpandBackward0", _expand_forward,
 
 def _sum_to_forward(x, shape, lead=0):
     """Sum x down to ``x.shape[:lead] + shape``: undo broadcasting, keep batch dims."""
-    extra = x.ndim - lead - len(shape)
-    axes = tuple(range(lead, lead + extra)) + tuple(
-        lead + extra + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + extra + i] != 1)
-    out = np.add.reduce(x, axis=axes, keepdims=True) if axes else x
-    return out.reshape(x.shape[:lead] + tuple(shape))
+    want = x.shape[:lead] + tuple(shape)
+    extra = x.ndim - len(want)
+    if extra > 0:                     # dimensions that broadcasting added in front of shape
+        x = np.add.reduce(x, axis=tuple(range(lead, lead + extra)))
+    ones = tuple(i for i in range(lead, x.ndim) if want[i] == 1 and x.shape[i] != 1)
+    if ones:                          # dimensions of size 1 that broadcasting stretched
+        x = np.add.reduce(x, axis=ones, keepdims=True)
+    if x.shape != want:
+        raise ValueError(f"size {list(shape)} is not expandable to size {list(x.shape[lead:])}")
+    return x
 
 
 def _sum_to_vjp(g, y, x, shape, lead=0):
@@ -533,18 +544,12 @@ def _matmul_forward(a, b):
     return np.matmul(a, b)
 
 
-def _mT(x):
-    return transpose(x, -1, -2)
-
-
 def _matmul_vjp_a(g, y, a, b):
     if b.ndim == 1:                                   # y = a @ b contracts b's only axis
         return unsqueeze(g, -1) * b
-    if a.ndim == 1:                                   # a is a row vector in disguise
-        if b.ndim == 2:                               # g's rows times bᵀ: one matrix product
-            return matmul(g, _mT(b))                  # for a whole batch of seeds
-        return squeeze(matmul(unsqueeze(g, -2), _mT(b)), -2)
-    return matmul(g, _mT(b))
+    if a.ndim == 1 and b.ndim > 2:                    # a is a row vector in disguise
+        return squeeze(unsqueeze(g, -2) @ b.mT, -2)
+    return g @ b.mT                                   # (for a 1-D a, g's rows: a batch of seeds)
 
 
 def _matmul_vjp_b(g, y, a, b):
@@ -552,17 +557,18 @@ def _matmul_vjp_b(g, y, a, b):
         if a.ndim == 1:
             return unsqueeze(g, -1) * a
         if a.ndim == 2:                               # gᵀ a as one matrix product, even for
-            return matmul(g, a)                       # a batch of seeds (rows of g)
-        return squeeze(matmul(unsqueeze(g, -2), a), -2)
+            return g @ a                              # a batch of seeds (rows of g)
+        return squeeze(unsqueeze(g, -2) @ a, -2)
     if a.ndim == 1:
         return unsqueeze(a, -1) * unsqueeze(g, -2)
-    return matmul(_mT(a), g)
+    return a.mT @ g
 
 
 def _matmul_name(args, p):
-    a, b = (x.ndim for x in args)
-    return {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0"}.get(
-        (a, b), "MmBackward0" if a <= 2 and b <= 2 else "BmmBackward0")
+    a, b = args[0].ndim, args[1].ndim
+    if a > 2 or b > 2:
+        return "BmmBackward0"
+    return "DotBackward0" if a == b == 1 else "MvBackward0" if a == 2 and b == 1 else "MmBackward0"
 
 
 def _matmul_jvp(t, y, a, b, side):
@@ -578,7 +584,7 @@ def _matmul_jvp(t, y, a, b, side):
     if side == 1 and a.ndim <= 2 and b.ndim >= 2:
         return matmul(a, t)
     if side == 1 and a.ndim == 2:                     # W @ x: the tangents of x, as rows,
-        return matmul(t, _mT(a))                      # times Wᵀ in one matrix product
+        return matmul(t, a.mT)                        # times Wᵀ in one matrix product
     a2 = unsqueeze(a, -2) if a.ndim == 1 else a
     b2 = unsqueeze(b, -1) if b.ndim == 1 else b
     if x.ndim == 1:

@@ -15,12 +15,12 @@ from .modes import state
 
 
 class Tensor:
-    # attributes that most tensors never set live on the class, so making a tensor is cheap
-    grad_fn = None
+    # every tensor has its array and its grad_fn (None for a leaf); attributes that most
+    # tensors never set live on the class, so making a tensor is cheap
+    __slots__ = ("_data", "grad_fn", "__dict__", "__weakref__")
     _requires_grad = False
     _grad = None
     _accumulate = None      # the AccumulateGrad node of a leaf that requires grad
-    _hooks = None           # hooks of a leaf (a non-leaf keeps them on its grad_fn)
     _retains_grad = False
     _tangent = None         # forward mode: the tangent carried with this value
     _vbox = None            # [version, grad_fn] of in-place writes, shared with detach()es
@@ -33,6 +33,7 @@ class Tensor:
         else:
             data = np.zeros(tuple(args), dtype=dtypes.to_numpy(dtype) or dtypes.DEFAULT_FLOAT)
         self._data = data
+        self.grad_fn = None
         if requires_grad:
             self.requires_grad = True
 
@@ -40,6 +41,7 @@ class Tensor:
     def _make(cls, array):
         t = object.__new__(Tensor)
         t._data = array
+        t.grad_fn = None
         return t
 
     # -- what it is ------------------------------------------------------------
@@ -146,9 +148,8 @@ class Tensor:
 
     # -- graph ------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .engine import backward
-        backward(self, gradient, retain_graph, create_graph,
-                 inputs=None if inputs is None else (inputs if isinstance(inputs, (list, tuple)) else [inputs]))
+        engine.backward(self, gradient, retain_graph, create_graph,
+                        inputs=None if inputs is None else (inputs if isinstance(inputs, (list, tuple)) else [inputs]))
 
     def retain_grad(self):
         if not self.requires_grad:
@@ -167,14 +168,10 @@ class Tensor:
         a returned tensor replaces the gradient.  Returns a handle with ``remove()``."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            if self.grad_fn.hooks is None:
-                self.grad_fn.hooks = []
-            hooks = self.grad_fn.hooks
-        else:
-            if self._hooks is None:
-                self._hooks = []
-            hooks = self._hooks
+        node = graph.edge(self)           # a leaf's hooks live on its AccumulateGrad node
+        if node.hooks is None:
+            node.hooks = []
+        hooks = node.hooks
         hooks.append(hook)
         return _HookHandle(hooks, hook)
 
@@ -265,7 +262,7 @@ class Tensor:
     def __rtruediv__(self, other): return ops.mul(ops.reciprocal(self), other)   # as torch records 2 / x
     def __pow__(self, other): return ops.pow(self, other)
     def __rpow__(self, other): return ops.pow(other, self)
-    def __matmul__(self, other): return ops.matmul(self, _as_tensor(other))
+    def __matmul__(self, other): return ops.matmul(self, other if type(other) is Tensor else _as_tensor(other))
     def __rmatmul__(self, other): return ops.matmul(_as_tensor(other), self)
     def __neg__(self): return ops.neg(self)
     def __pos__(self): return self
@@ -639,4 +636,4 @@ def _key(key):
     return key
 
 
-from . import ops  # noqa: E402  (ops builds on Tensor; Tensor's methods call ops)
+from . import engine, graph, ops  # noqa: E402  (they build on Tensor; Tensor's methods call them)

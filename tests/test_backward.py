@@ -409,6 +409,27 @@ def test_trace_records_each_node_and_edge_in_walk_order():
     assert "AccumulateGrad receives [ 6., 12.]" in str(trace)
 
 
+def test_walk_runs_the_latest_recorded_node_first():
+    x = leaf([1.0, 2.0])
+    u = x.exp()                      # recorded first
+    v = x.sin()                      # recorded second: its branch is walked first
+    with al.autograd.trace_backward() as trace:
+        (v + u).sum().backward()
+    assert [s.name for s in trace.steps] == ["SumBackward0", "AddBackward0", "SinBackward0",
+                                             "ExpBackward0", "AccumulateGrad"]
+    seqs = [s.node.seq for s in trace.steps]
+    assert seqs == sorted(seqs, reverse=True)
+    # the leaf's node runs once, with both contributions already summed
+    assert np.allclose(trace.steps[-1].received, np.exp([1.0, 2.0]) + np.cos([1.0, 2.0]))
+
+
+def test_backward_with_inputs_leaves_a_leaf_output_that_is_not_an_input_alone():
+    a, w = leaf([1.0, 2.0]), leaf([3.0])
+    y = (w * 2).sum()
+    al.autograd.backward([a, y], [al.ones_like(a), al.tensor(1.0)], inputs=[w])
+    assert a.grad is None and w.grad.tolist() == [2.0]
+
+
 def test_grad_to_an_intermediate_leaves_the_rest_of_the_graph_usable():
     x = leaf([1.0, 2.0])
     y = x.exp()
