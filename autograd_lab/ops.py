@@ -566,9 +566,9 @@ def _matmul_vjp_b(g, y, a, b):
 
 def _matmul_name(args, p):
     a, b = args[0].ndim, args[1].ndim
-    if a > 2 or b > 2:
-        return "BmmBackward0"
-    return "DotBackward0" if a == b == 1 else "MvBackward0" if a == 2 and b == 1 else "MmBackward0"
+    if a <= 2 and b <= 2:
+        return "MmBackward0" if b == 2 else "MvBackward0" if a == 2 else "DotBackward0"
+    return "BmmBackward0"
 
 
 def _matmul_jvp(t, y, a, b, side):
