@@ -267,19 +267,19 @@ def _propagate(node, g, needed, create_graph):
             g = Tensor._make(g)
     else:
         args, y = node.arrays, node.out
-    op, nexts, params = node.op, node.next, node.params
+    op, params = node.op, node.params
     lead_ndim = g.ndim - node.out.ndim
+    rules = op.vjp
+    if op.vjp_all is not None:        # one rule for all inputs (cat, user Functions)
+        grads, rules = op.vjp_all(g, y, *args, **params), None
     sends = []
-    if op.vjp_all is not None:
-        grads = op.vjp_all(g, y, *args, **params)
-    else:
-        grads = op.vjp
-    for i, child in enumerate(nexts):
-        if child is None or (needed is not None and child not in needed) or i >= len(grads):
+    for i, child in enumerate(node.next):
+        if child is None or (needed is not None and child not in needed):
             continue
-        r = grads[i]
-        if op.vjp_all is None:            # one rule per input: run only the ones wanted
-            r = None if r is None else r(g, y, *args, **params)
+        if rules is not None:         # one rule per input: run only the ones wanted
+            r = rules[i](g, y, *args, **params) if rules[i] is not None else None
+        else:
+            r = grads[i] if i < len(grads) else None
         if r is None:
             continue
         a = node.args[i]._data

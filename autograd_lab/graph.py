@@ -45,6 +45,9 @@ class Op:
     integer and bool inputs are first cast to the default float32, as torch does.
     """
 
+    __slots__ = ("name", "forward", "vjp", "jvp", "vjp_all", "jvp_all", "saves", "promote",
+                 "floating", "differentiable")
+
     def __init__(self, name, forward, vjp=None, jvp=None, *, vjp_all=None, jvp_all=None,
                  saves=True, promote=False, floating=False, differentiable=True):
         self.name = name

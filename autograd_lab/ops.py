@@ -110,7 +110,7 @@ def _pow_exponent(g, y, a, b):
 def _pow_forward(a, b):
     if np.asarray(a).dtype.kind in "biu" and np.asarray(b).dtype.kind in "biu" and np.any(np.asarray(b) < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return np.power(a, b)
+    return a ** b                     # NumPy's ** squares for 2 and takes sqrt for 0.5, as torch does
 
 
 pow = Op(lambda args, p: ("PowBackward1" if isinstance(args[1], Tensor) else "PowBackward0")
@@ -521,27 +521,33 @@ clone = Op("CloneBackward0", np.array,
 def _matmul_forward(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    try:
+        return np.matmul(a, b)
+    except ValueError as e:           # NumPy refuses the shapes: say why in torch's words
+        raise _matmul_error(a, b, e) from None
+
+
+def _matmul_error(a, b, err):
     if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{a.ndim}D and {b.ndim}D")
+        return RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                            f"{a.ndim}D and {b.ndim}D")
     k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
     if k_a != k_b:
         if a.ndim == 1 and b.ndim == 1:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{k_a}] and src [{k_b}] to "
-                               f"have the same number of elements, but got {k_a} and {k_b} elements "
-                               "respectively")
+            return RuntimeError(f"inconsistent tensor size, expected tensor [{k_a}] and src [{k_b}] to "
+                                f"have the same number of elements, but got {k_a} and {k_b} elements "
+                                "respectively")
         if a.ndim == 2 and b.ndim == 1:
-            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
-                               f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
+            return RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
+                                f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
         sa, sb = "x".join(map(str, a.shape[-2:] if a.ndim > 1 else (1,) + a.shape)), \
             "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
-    if a.ndim > 2 or b.ndim > 2:            # batch dimensions must broadcast
-        bad = broadcast_mismatch(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
-        if bad:
-            raise RuntimeError(f"The size of tensor a ({bad[0]}) must match the size of tensor b "
-                               f"({bad[1]}) at non-singleton dimension {bad[2]}")
-    return np.matmul(a, b)
+        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+    bad = broadcast_mismatch(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
+    if bad:                           # the batch dimensions do not broadcast
+        return RuntimeError(f"The size of tensor a ({bad[0]}) must match the size of tensor b "
+                            f"({bad[1]}) at non-singleton dimension {bad[2]}")
+    return RuntimeError(f"matmul: {err}")
 
 
 def _matmul_vjp_a(g, y, a, b):
