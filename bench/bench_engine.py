@@ -194,7 +194,7 @@ def main():
         steps.append((f"PyTorch {torch.__version__}", mlp_torch(torch, *data)))
     # interleave the runs so that drift in machine load hits every contestant alike
     samples = {name: [] for name, _ in steps}
-    for _ in range(5):
+    for _ in range(15):
         for name, fn in steps:
             samples[name].append(median_time(fn, repeat=8, warmup=1))
     base = statistics.median(samples["hand-written NumPy"])
