@@ -7,6 +7,10 @@
    beside PyTorch, HIPS autograd and MyGrad when they are importable.
 2. One training step of an MLP (batch 256, 784 -> 256 sigmoid -> 10, mean squared error,
    float32), forward + backward, against the same step written by hand in NumPy.
+
+The contestants of each part take turns in rounds (see ``interleaved``), so a change in
+the machine's load during the run hits all of them; on a shared machine the ratios still
+move by a few hundredths from one run to the next.
 """
 import os
 
@@ -21,6 +25,16 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import autograd_lab as al  # noqa: E402
+
+
+def interleaved(contestants, rounds, repeat):
+    """{name: median seconds per call}.  The contestants take turns, a few calls each, for
+    several rounds, so that drift in the machine's load hits every one of them alike."""
+    samples = {name: [] for name, _ in contestants}
+    for _ in range(rounds):
+        for name, fn in contestants:
+            samples[name].append(median_time(fn, repeat=repeat, warmup=1))
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def median_time(fn, repeat=25, warmup=3):
@@ -172,7 +186,7 @@ def main():
         rows.append(("HIPS autograd", chain_hips(hips)))
     if mygrad is not None:
         rows.append((f"MyGrad {mygrad.__version__}", chain_mygrad(mygrad)))
-    per_op = {name: median_time(fn) / OPS * 1e6 for name, fn in rows}
+    per_op = {name: t / OPS * 1e6 for name, t in interleaved(rows, rounds=5, repeat=5).items()}
     ours = per_op["autograd_lab"]
     for name, us in per_op.items():
         print(f"   {name:32s} {us:7.2f} us/op   autograd_lab / this = {ours / us:5.2f}x")
@@ -192,16 +206,11 @@ def main():
     steps = [("hand-written NumPy", reference), ("autograd_lab", ours_step)]
     if torch is not None:
         steps.append((f"PyTorch {torch.__version__}", mlp_torch(torch, *data)))
-    # interleave the runs so that drift in machine load hits every contestant alike
-    samples = {name: [] for name, _ in steps}
-    for _ in range(15):
-        for name, fn in steps:
-            samples[name].append(median_time(fn, repeat=8, warmup=1))
-    base = statistics.median(samples["hand-written NumPy"])
-    for name, _ in steps:
-        t = statistics.median(samples[name])
+    medians = interleaved(steps, rounds=15, repeat=8)
+    base = medians["hand-written NumPy"]
+    for name, t in medians.items():
         print(f"   {name:32s} {t * 1e3:7.2f} ms   / hand-written = {t / base:5.3f}x")
-    ratio = statistics.median(samples["autograd_lab"]) / base
+    ratio = medians["autograd_lab"] / base
     print(f"   goal: at most 1.05x hand-written -> {'meets' if ratio <= 1.05 else 'misses'} ({ratio:.3f}x)")
 
 
