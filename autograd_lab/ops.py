@@ -98,7 +98,9 @@ neg = Op("NegBackward0", np.negative,
 def _pow_base(g, y, a, b):
     # d(a^b)/da = b a^(b-1); torch defines it as 0 where b == 0 (even at a == 0)
     if isinstance(b, (int, float)):
-        return g * 0 if b == 0 else g * b * a ** (b - 1)
+        if b == 0:
+            return g * 0
+        return g * b * (a if b == 2 else a ** (b - 1))     # a ** 1 is a: no power to compute
     return where(b == 0, 0.0, g * b * a ** (b - 1))
 
 
@@ -402,11 +404,12 @@ def _sum_to_forward(x, shape, lead=0):
     extra = x.ndim - len(want)
     if extra > 0:                     # dimensions that broadcasting added in front of shape
         x = np.add.reduce(x, axis=tuple(range(lead, lead + extra)))
-    ones = tuple(i for i in range(lead, x.ndim) if want[i] == 1 and x.shape[i] != 1)
-    if ones:                          # dimensions of size 1 that broadcasting stretched
-        x = np.add.reduce(x, axis=ones, keepdims=True)
-    if x.shape != want:
-        raise ValueError(f"size {list(shape)} is not expandable to size {list(x.shape[lead:])}")
+    if x.shape != want:               # dimensions of size 1 that broadcasting stretched
+        ones = tuple(i for i in range(lead, x.ndim) if want[i] == 1 and x.shape[i] != 1)
+        if ones:
+            x = np.add.reduce(x, axis=ones, keepdims=True)
+        if x.shape != want:
+            raise ValueError(f"size {list(shape)} is not expandable to size {list(x.shape[lead:])}")
     return x
 
 
