@@ -535,6 +535,23 @@ def test_custom_backward_returning_a_lower_rank_gradient_is_an_invalid_gradient(
         Collapse.apply(leaf([1.0, 2.0])).sum().backward()
 
 
+def test_custom_backward_returning_a_gradient_of_another_shape_is_an_invalid_gradient():
+    class Widen(al.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return al.ones(3, 4)
+
+    x = leaf(np.ones((3, 5)))
+    with pytest.raises(RuntimeError, match=r"returned an invalid gradient at index 0 - got \[3, 4\] but "
+                                           r"expected shape compatible with \[3, 5\]"):
+        Widen.apply(x).sum().backward()
+    assert x.grad is None
+
+
 def test_backward_arguments_are_checked_like_torch():
     x = leaf([1.0, 2.0])
     with pytest.raises(TypeError, match="gradient must be a Tensor"):
