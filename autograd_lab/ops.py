@@ -256,8 +256,9 @@ argmin = Op("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, 
 
 # -- reductions -----------------------------------------------------------------------
 def _sum_forward(x, dim=None, keepdim=False):
-    out = np.sum(x, axis=_axes(dim), keepdims=keepdim)
-    return out.astype(np.int64) if x.dtype.kind in "biu" else out
+    # integers and bools sum to int64, as in torch
+    return np.add.reduce(x, axis=_axes(dim), keepdims=keepdim,
+                         dtype=np.int64 if x.dtype.kind in "biu" else None)
 
 
 def _axes(dim):
