@@ -156,6 +156,17 @@ class _Explorer:
         self._readout = W.HTML()
         self._image = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto"))
 
+    def _start(self, fn, x, names, title):
+        """The start shared by the explorers of y = fn(x): check x, make the view, and run
+        fn once on a fresh leaf copy of x.  Returns (y, that copy)."""
+        _check_input(x, self.kind)
+        self._init_view()
+        self.fn, self.x, self.names, self.title = fn, x, tuple(names), title
+        xc = _leaf_copy(x)
+        y = _checked_output(fn, xc, self.kind)
+        self._shape, self._dtype = tuple(y.shape), y._data.dtype
+        return y, xc
+
     def _guard(self, fn):
         """Wrap a widget callback: anything it raises is shown, never propagated."""
         def run(*args, **kwargs):
@@ -308,14 +319,8 @@ class SeedExplorer(_Explorer):
             self._init(fn=fn, x=x, seed=seed, names=names, title=title)
 
     def _init(self, fn, x, seed, names, title):
-        _check_input(x, "SeedExplorer")
-        self._init_view()
-        self.fn, self.x, self.names, self.title = fn, x, tuple(names), title
-        xc = _leaf_copy(x)
-        y = _checked_output(fn, xc, "SeedExplorer")
+        y, xc = self._start(fn, x, names, title)
         self.y = y.detach()
-        self._shape = tuple(y.shape)
-        self._dtype = y._data.dtype
         try:
             J = _batched_jacobian(y, xc)
         except Exception:                                # noqa: BLE001 - an op without batch
@@ -723,13 +728,8 @@ class JacobianExplorer(_Explorer):
             self._init(fn=fn, x=x, names=names, title=title)
 
     def _init(self, fn, x, names, title):
-        _check_input(x, "JacobianExplorer")
-        self._init_view()
-        self.fn, self.x, self.names, self.title = fn, x, tuple(names), title
+        y, _ = self._start(fn, x, names, title)
         self.costs = {}
-        y = _checked_output(fn, _leaf_copy(x), "JacobianExplorer")
-        self._shape = tuple(y.shape)
-        self._dtype = y._data.dtype
         self.m, self.n = y.numel(), x.numel()
         self._build()
         self.reset()
@@ -891,13 +891,8 @@ class GradOutputsExplorer(_Explorer):
             self._init(fn=fn, x=x, seed=seed, names=names, title=title)
 
     def _init(self, fn, x, seed, names, title):
-        _check_input(x, "GradOutputsExplorer")
-        self._init_view()
-        self.fn, self.x, self.names, self.title = fn, x, tuple(names), title
-        y = _checked_output(fn, _leaf_copy(x), "GradOutputsExplorer")
+        y, _ = self._start(fn, x, names, title)
         self.y = y.detach()
-        self._shape = tuple(y.shape)
-        self._dtype = y._data.dtype
         self.presets = {"ones": np.ones(self._shape), "one-hot": _one_hot(self._shape, 0)}
         if len(self._shape) == 2:
             self.presets["upper triangle"] = np.triu(np.ones(self._shape))

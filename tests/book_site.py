@@ -9,6 +9,15 @@ SANITIZE = Path(__file__).resolve().parent / "sanitize.cfg"
 BUILD_HINT = "build the book first: python3 tools/dev.py book"
 
 
+def require_or_skip(problem, flag):
+    """Skip a test whose prerequisite is missing, or fail it when the environment variable
+    ``flag`` is "1" (``tools/dev.py test`` and ``.ci/run`` set the flags they require)."""
+    import pytest
+    if os.environ.get(flag) == "1":
+        pytest.fail(problem, pytrace=False)
+    pytest.skip(problem)
+
+
 def toc_path():
     return Path(os.environ.get("AUTOGRAD_LAB_TOC") or ROOT / "_toc.yml")
 

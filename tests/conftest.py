@@ -17,7 +17,8 @@ import threading
 
 import pytest
 
-from book_site import BUILD_HINT, HTML, PAGE_WEIGHTS, ROOT, source_of, toc_docnames, toc_path
+from book_site import (BUILD_HINT, HTML, PAGE_WEIGHTS, ROOT, require_or_skip, source_of, toc_docnames,
+                       toc_path)
 
 
 def _html_problem():
@@ -33,17 +34,11 @@ def _html_problem():
     return None
 
 
-def require_or_skip(problem):
-    if os.environ.get("AUTOGRAD_LAB_REQUIRE_HTML") == "1":
-        pytest.fail(problem, pytrace=False)
-    pytest.skip(problem)
-
-
 @pytest.fixture(scope="session")
 def built_html():
     problem = _html_problem()
     if problem:
-        require_or_skip(problem)
+        require_or_skip(problem, "AUTOGRAD_LAB_REQUIRE_HTML")
     return HTML
 
 

@@ -14,13 +14,12 @@ Needs Debian's chromium at /usr/bin/chromium (driven by Playwright's Python pack
 browser is downloaded). Without it the tests skip with the install command; under
 .ci/run (AUTOGRAD_LAB_REQUIRE_BROWSER=1) they fail instead.
 """
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from book_site import PAGE_WEIGHTS, ROOT, toc_docnames
+from book_site import PAGE_WEIGHTS, ROOT, require_or_skip, toc_docnames
 
 pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")
@@ -36,9 +35,7 @@ PAGES = [f"{name}.html" for name in toc_docnames()]
 
 
 def _missing(reason):
-    if os.environ.get("AUTOGRAD_LAB_REQUIRE_BROWSER") == "1":
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
+    require_or_skip(reason, "AUTOGRAD_LAB_REQUIRE_BROWSER")
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,8 @@ import pytest
 
 import autograd_lab as al
 
+from post003 import layer_inputs
+
 
 def test_mm_example_prints_like_torch():
     x = al.autograd.Variable(al.FloatTensor([[2, 1]]), requires_grad=True)
@@ -114,11 +116,7 @@ def test_where_condition_is_a_bool_tensor_that_never_requires_grad():
 
 
 def _sigmoid_layer():
-    x = al.tensor([[0.1, 0.2, 0.3], [0.4, 0.6, 0.8]])
-    y_true = al.tensor([[0.0, 1.0]])
-    al.manual_seed(3)
-    W = al.randn(1, 3, requires_grad=True)
-    b = al.randn(1, 2, requires_grad=True)
+    x, y_true, W, b = layer_inputs(seed=3)
     y_pred = al.nn.Sigmoid()(al.mm(W, al.transpose(x, 0, 1)) + b)
     losses = (y_true - y_pred) ** 2
     return x, W, b, losses

@@ -10,6 +10,7 @@ from autograd_lab.autograd import functional as F
 from autograd_lab.autograd.gradcheck import numerical_jacobian
 
 from op_cases import CASES, make_inputs
+from post003 import layer_inputs
 
 # Cases beyond the per-op table, aimed at where a batch of seeds or tangents meets
 # broadcasting, matmul's 1-D and batched forms, and the rules used only inside others.
@@ -340,11 +341,7 @@ def test_jvp_of_a_tuple_output_gives_a_tuple():
 
 # -- the documents' Jacobians --------------------------------------------------------------------
 def _sigmoid_layer_parts():
-    x = al.tensor([[0.1, 0.2, 0.3], [0.4, 0.6, 0.8]])
-    y_true = al.tensor([[0.0, 1.0]])
-    al.manual_seed(3)
-    W = al.randn(1, 3, requires_grad=True)
-    b = al.randn(1, 2, requires_grad=True)
+    x, y_true, W, b = layer_inputs(seed=3)
 
     def losses(W):
         return (y_true - al.nn.Sigmoid()(al.mm(W, al.transpose(x, 0, 1)) + b)) ** 2

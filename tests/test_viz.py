@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 
 import autograd_lab as al  # noqa: E402
 from autograd_lab import viz  # noqa: E402
+from post003 import layer_inputs  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -38,11 +39,7 @@ def mm_example():
 
 
 def sigmoid_layer():
-    al.manual_seed(0)
-    X = al.tensor([[0.1, 0.2, 0.3], [0.4, 0.6, 0.8]])
-    y_true = al.tensor([[0., 1.]])
-    W = al.randn(1, 3, requires_grad=True)
-    b = al.randn(1, 2, requires_grad=True)
+    X, y_true, W, b = layer_inputs(seed=0)
     y_pred = al.nn.Sigmoid()(W @ X.t() + b)
     losses = (y_true - y_pred) ** 2
     avg = losses.sum() / 2

@@ -13,6 +13,7 @@ pytest.importorskip("ipywidgets")
 
 import autograd_lab as al  # noqa: E402
 from autograd_lab import viz, widgets  # noqa: E402
+from post003 import layer_inputs  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 M = al.tensor([[1., 2.], [3., 4.]])
@@ -28,11 +29,7 @@ def x_mm():
 
 def sigmoid_losses():
     """The 003 layer as a function of W (x, y_true and b fixed)."""
-    al.manual_seed(0)
-    X = al.tensor([[0.1, 0.2, 0.3], [0.4, 0.6, 0.8]])
-    y_true = al.tensor([[0., 1.]])
-    W = al.randn(1, 3, requires_grad=True)
-    b = al.randn(1, 2, requires_grad=True)
+    X, y_true, W, b = layer_inputs(seed=0)
     return (lambda W: (y_true - al.sigmoid(W @ X.t() + b)) ** 2), W, b
 
 

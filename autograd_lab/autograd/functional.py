@@ -26,6 +26,7 @@ Shapes: the Jacobian of an output ``y`` with respect to an input ``x`` has shape
 import numpy as np
 
 from .. import engine
+from ..func import _finish
 from ..modes import count, enable_grad, set_grad_enabled, state
 from ..tensor import Tensor
 
@@ -98,11 +99,7 @@ def _preprocess(inputs, create_graph, need_graph):
 def _postprocess(res, create_graph):
     """Results without history unless ``create_graph`` asked for it (nested tuples too)."""
     if isinstance(res, Tensor):
-        if create_graph:
-            return res
-        out = Tensor._make(res._data)
-        out._tangent = res._tangent
-        return out
+        return _finish(res, nested=create_graph)
     return tuple(_postprocess(r, create_graph) for r in res)
 
 
