@@ -240,9 +240,12 @@ def _needed(roots, targets):
 
 
 def _check_versions(node):
-    """Refuse to differentiate with saved values that were changed in place since."""
-    if node.out_written:
+    """Refuse to differentiate with saved values that were changed in place since: only
+    the values the node's rules read (``Op.saves``), as torch checks only what it saved."""
+    if node.out_written and node.op.reads_output:
         _modified(node, "output 0 of", (node.out.shape, node.out.dtype), 1, 0)
+    if not node.op.reads_inputs:
+        return
     for i, a in enumerate(node.args):
         if isinstance(a, Tensor) and a._vbox is not None:
             saved = node.versions[i] if node.versions else 0

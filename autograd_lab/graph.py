@@ -28,6 +28,7 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autograd_lab
 # every node gets the next number when it is recorded; the inputs of a node were always
 # recorded before it, so "highest number first" is an order the backward walk can use
 _sequence = itertools.count()
+_new_tensor = object.__new__
 
 
 class Op:
@@ -39,14 +40,17 @@ class Op:
     ``rule(t, y, *inputs, **params)`` giving the output's tangent caused by that input's
     tangent ``t``.  Ops that take any number of inputs (``cat``) give ``vjp_all`` /
     ``jvp_all`` instead, handling all inputs at once.
-    ``saves``: False for ops whose rules need only shapes (add, sum, view, ...), whose
-    graphs can therefore be walked again after a backward, as in torch.
+    ``saves``: what the VJP rules read, as torch's derivative formulas declare it:
+    ``True`` (inputs and output), ``"inputs"`` (mul, matmul), ``"output"`` (exp, sigmoid)
+    or ``False`` (only shapes: add, sum, view, ...; such graphs can be walked again after
+    a backward, as in torch).  A node lets go of the big arrays its rules never read (see
+    :func:`shed`), and an in-place change is refused only where a rule reads it.
     ``floating``: the op computes real-valued results (division, exp, sin, ...), so
     integer and bool inputs are first cast to the default float32, as torch does.
     """
 
     __slots__ = ("name", "forward", "vjp", "jvp", "vjp_all", "jvp_all", "saves", "promote",
-                 "floating", "differentiable")
+                 "floating", "differentiable", "reads_inputs", "reads_output")
 
     def __init__(self, name, forward, vjp=None, jvp=None, *, vjp_all=None, jvp_all=None,
                  saves=True, promote=False, floating=False, differentiable=True):
@@ -56,7 +60,11 @@ class Op:
         self.jvp = jvp
         self.vjp_all = vjp_all
         self.jvp_all = jvp_all
+        if saves not in (True, False, "inputs", "output"):
+            raise ValueError(f"saves must be True, False, 'inputs' or 'output', not {saves!r}")
         self.saves = saves
+        self.reads_inputs = saves is True or saves == "inputs"
+        self.reads_output = saves is True or saves == "output"
         self.promote = promote
         self.floating = floating      # results are floats: integer/bool inputs become float32
         self.differentiable = differentiable
@@ -208,7 +216,8 @@ def attach(op, args, params, out, arrays=None):
     """Wrap a forward result as a tensor, and record how it was made."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    result = Tensor._make(out)
+    result = _new_tensor(Tensor)      # Tensor._make, inlined: this runs for every operation
+    result._data, result.grad_fn = out, None
     if state.grad_enabled and op.differentiable:
         nexts = None
         written = False
@@ -226,9 +235,14 @@ def attach(op, args, params, out, arrays=None):
             name = op.name if op.name.__class__ is str else op.name(args, params)
             if arrays is None:
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-            node = result.grad_fn = Node(op, args, arrays, params, out, nexts, name)
             if written and op.saves:  # remember the versions of inputs written before
-                node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
+                versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
+            saved = out
+            if op.saves is not True:
+                saved, args, arrays = shed(op, out, args, arrays)
+            node = result.grad_fn = Node(op, args, arrays, params, saved, nexts, name)
+            if written and op.saves:
+                node.versions = versions
     if state.forward_level:
         _push_tangent(op, args, params, result)
         if result.grad_fn is not None:
@@ -237,6 +251,53 @@ def attach(op, args, params, out, arrays=None):
         for c in state.counters:
             c.ops += 1
     return result
+
+
+# -- letting go of what no rule reads ------------------------------------------------
+# Arrays smaller than this are always kept: they cost nothing, and pictures of the graph
+# show their values.  (The tests set it to 0, so that every rule meets stand-ins.)
+KEEP_BELOW = 4096
+_stand_ins = {}                       # (shape, dtype) -> (array, tensor), reused
+_zeros = {}                           # dtype -> the one zero every stand-in of it shows
+
+
+def shed(op, out, args, arrays):
+    """The (output, inputs, arrays) a node keeps: big values its rules never read are
+    replaced by stand-ins of the same shape and dtype, so that an intermediate result the
+    user no longer holds is freed now, not after the backward -- as torch saves only what
+    a derivative formula needs.  Only intermediates (tensors with a grad_fn) are shed:
+    leaves and constants stay with their owner anyway."""
+    if not op.reads_output and out.size >= KEEP_BELOW:
+        out = stand_in(out)[0]
+    if not op.reads_inputs:
+        for i, a in enumerate(args):
+            if type(a) is Tensor and a.grad_fn is not None and a._data.size >= KEEP_BELOW:
+                if type(args) is not list:
+                    args, arrays = list(args), list(arrays)
+                arrays[i], args[i] = stand_in(a._data)
+    return out, args, arrays
+
+
+def stand_in(a):
+    """(array, tensor) standing in for ``a``: its shape and dtype, one shared zero for its
+    values (a read-only view with zero strides).  See :func:`is_stand_in`."""
+    key = (a.shape, a.dtype)
+    found = _stand_ins.get(key)
+    if found is None:
+        if len(_stand_ins) >= 256:
+            _stand_ins.clear()
+        zero = _zeros.get(a.dtype)
+        if zero is None:
+            zero = _zeros[a.dtype] = np.zeros((), a.dtype)
+        view = np.ndarray(a.shape, a.dtype, buffer=zero, strides=(0,) * a.ndim)
+        view.flags.writeable = False
+        found = _stand_ins[key] = (view, Tensor._make(view))
+    return found
+
+
+def is_stand_in(a):
+    """Whether ``a`` (an array) is a stand-in: its values were not kept."""
+    return a.base is not None and a.base is _zeros.get(a.dtype)
 
 
 def _push_tangent(op, args, params, result):
@@ -265,6 +326,14 @@ def _push_tangent(op, args, params, result):
 
 def promote(arrays):
     """Cast inputs to torch's result dtype (Python numbers stay numbers)."""
+    if len(arrays) == 2:                      # the usual binary op: nothing to do when both
+        a, b = arrays                         # are arrays of one dtype, or a float array
+        if type(a) is np.ndarray:             # meets a Python number
+            if type(b) is np.ndarray:
+                if a.dtype == b.dtype:
+                    return arrays
+            elif type(b) in (float, int) and a.dtype.kind == "f":
+                return arrays
     dtype, scalars = None, False
     for a in arrays:                          # the common case: one dtype, nothing to do
         if type(a) is np.ndarray:

@@ -74,7 +74,7 @@ mul = Op("MulBackward0", np.multiply,
               lambda g, y, a, b: g * a),
          jvp=(lambda t, y, a, b: t * b,
               lambda t, y, a, b: a * t),
-         promote=True)
+         promote=True, saves="inputs")
 
 div = Op("DivBackward0", np.true_divide,
          vjp=(lambda g, y, a, b: g / b,
@@ -87,7 +87,7 @@ div = Op("DivBackward0", np.true_divide,
 reciprocal = Op("ReciprocalBackward0", np.reciprocal,
                 vjp=(lambda g, y, x: -g * y * y,),
                 jvp=(lambda t, y, x: -t * y * y,),
-                floating=True)
+                floating=True, saves="output")
 
 neg = Op("NegBackward0", np.negative,
          vjp=(lambda g, y, x: -g,),
@@ -133,14 +133,14 @@ maximum = Op("MaximumBackward0", np.maximum,
                   lambda g, y, a, b: g * _max_share(b, a)),
              jvp=(lambda t, y, a, b: t * _max_share(a, b),
                   lambda t, y, a, b: t * _max_share(b, a)),
-             promote=True)
+             promote=True, saves="inputs")
 
 minimum = Op("MinimumBackward0", np.minimum,
              vjp=(lambda g, y, a, b: g * _max_share(b, a),
                   lambda g, y, a, b: g * _max_share(a, b)),
              jvp=(lambda t, y, a, b: t * _max_share(b, a),
                   lambda t, y, a, b: t * _max_share(a, b)),
-             promote=True)
+             promote=True, saves="inputs")
 
 
 # -- selection: the mask routes the gradient, and gets none itself -----------------
@@ -151,7 +151,7 @@ where = Op("WhereBackward0", np.where,
            jvp=(None,
                 lambda t, y, cond, a, b: where(cond, t, 0.0),
                 lambda t, y, cond, a, b: where(cond, 0.0, t)),
-           promote=1)
+           promote=1, saves="inputs")
 
 
 def _clamp_forward(x, min=None, max=None):
@@ -170,57 +170,60 @@ def _clamp_pass(x, min, max):
 
 clamp = Op("ClampBackward1", _clamp_forward,
            vjp=(lambda g, y, x, min=None, max=None: g * _clamp_pass(x, min, max),),
-           jvp=(lambda t, y, x, min=None, max=None: t * _clamp_pass(x, min, max),))
+           jvp=(lambda t, y, x, min=None, max=None: t * _clamp_pass(x, min, max),),
+           saves="inputs")
 
 relu = Op("ReluBackward0", lambda x: np.maximum(x, 0),
           vjp=(lambda g, y, x: g * (x > 0),),
-          jvp=(lambda t, y, x: t * (x > 0),))
+          jvp=(lambda t, y, x: t * (x > 0),),
+          saves="inputs")
 
 
 # -- elementwise functions ------------------------------------------------------------
 exp = Op("ExpBackward0", np.exp,
          vjp=(lambda g, y, x: g * y,),
          jvp=(lambda t, y, x: t * y,),
-         floating=True)
+         floating=True, saves="output")
 
 log = Op("LogBackward0", np.log,
          vjp=(lambda g, y, x: g / x,),
          jvp=(lambda t, y, x: t / x,),
-         floating=True)
+         floating=True, saves="inputs")
 
 log1p = Op("Log1PBackward0", np.log1p,          # log(1 + x), accurate for tiny x
            vjp=(lambda g, y, x: g / (1 + x),),
            jvp=(lambda t, y, x: t / (1 + x),),
-           floating=True)
+           floating=True, saves="inputs")
 
 sqrt = Op("SqrtBackward0", np.sqrt,
           vjp=(lambda g, y, x: g / (2 * y),),
           jvp=(lambda t, y, x: t / (2 * y),),
-         floating=True)
+         floating=True, saves="output")
 
 sin = Op("SinBackward0", np.sin,
          vjp=(lambda g, y, x: g * cos(x),),
          jvp=(lambda t, y, x: t * cos(x),),
-         floating=True)
+         floating=True, saves="inputs")
 
 cos = Op("CosBackward0", np.cos,
          vjp=(lambda g, y, x: -g * sin(x),),
          jvp=(lambda t, y, x: -t * sin(x),),
-         floating=True)
+         floating=True, saves="inputs")
 
 tanh = Op("TanhBackward0", np.tanh,
           vjp=(lambda g, y, x: g * (1 - y * y),),
           jvp=(lambda t, y, x: t * (1 - y * y),),
-         floating=True)
+          floating=True, saves="output")
 
 sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              vjp=(lambda g, y, x: g * y * (1 - y),),
              jvp=(lambda t, y, x: t * y * (1 - y),),
-         floating=True)
+             floating=True, saves="output")
 
 abs = Op("AbsBackward0", np.abs,
          vjp=(lambda g, y, x: g * sign(x),),
-         jvp=(lambda t, y, x: t * sign(x),))
+         jvp=(lambda t, y, x: t * sign(x),),
+         saves="inputs")
 
 # piecewise-constant functions: derivative zero wherever it exists (a gradient of
 # zeros, not none: the graph goes on, but nothing flows through)
@@ -608,7 +611,8 @@ def _matmul_jvp(t, y, a, b, side):
 matmul = Op(_matmul_name, _matmul_forward,
             vjp=(_matmul_vjp_a, _matmul_vjp_b),
             jvp=(lambda t, y, a, b: _matmul_jvp(t, y, a, b, 0),
-                 lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)))
+                 lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)),
+            saves="inputs")
 
 
 # -- entries of the table that other parts of the package look up by name --------------

@@ -25,7 +25,8 @@ class Rule:
     forward: str         # the NumPy forward, as source text
     vjp: tuple           # one expression per input (or one for all inputs)
     jvp: tuple
-    saves: bool          # whether a backward frees what this op saved
+    saves: bool | str    # what the rules read: True (inputs and output), "inputs",
+                         # "output" or False (shapes only); a backward frees saved values
     differentiable: bool
 
 

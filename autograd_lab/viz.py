@@ -46,7 +46,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("autograd_lab.viz draws with matplotlib, an optional extra of "
                       "autograd_lab: pip install 'autograd_lab[viz]'") from exc
 
-from .graph import AccumulateGrad, edge as _edge_of
+from .graph import AccumulateGrad, edge as _edge_of, is_stand_in
 from .tensor import Tensor
 
 # -- colours -----------------------------------------------------------------------------
@@ -590,7 +590,10 @@ class _GraphModel:
         if name is not None and name != skip_name:
             lines.append((name, "muted"))
         lines.append((node.name(), "op"))
-        lines += self._value_lines(node.out)
+        if is_stand_in(node.out):               # a big output no rule reads: not kept
+            lines += [("shape " + _shape_str(node.out.shape), "muted"), ("value not kept", "note")]
+        else:
+            lines += self._value_lines(node.out)
         v = self._add("op", lines)
         v.nports = max(1, len(node.next))
         if node.freed:

@@ -91,3 +91,17 @@ def make_inputs(shapes, kind, seed=0):
             v = rng.normal(size=shape)
         out.append(al.tensor(v, dtype=al.float64, requires_grad=True))
     return out
+
+
+# In-place changes after the forward: (case, make(a) -> (y, what is changed), the error's
+# node or None).  torch checks only the values a node saved: exp saves its output, mul its
+# inputs, add nothing; a change to anything else is not an error.
+INPLACE_AFTER_FORWARD = [
+    ("input of exp", lambda a: (a.exp(), a), None),
+    ("output of exp", lambda a: (a.exp(), "y"), "output 0 of ExpBackward0"),
+    ("output of mul", lambda a: (a * 3, "y"), None),
+    ("input of mul", lambda a: (a * a, a), "input 0 of MulBackward0"),
+    ("output of sigmoid", lambda a: (a.sigmoid(), "y"), "output 0 of SigmoidBackward0"),
+    ("output of matmul", lambda a: (a @ a, "y"), None),
+    ("input of add", lambda a: (a + 1, a), None),
+]

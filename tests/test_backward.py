@@ -1,10 +1,14 @@
 """backward() and autograd.grad(): accumulation, freeing, hooks, modes, errors."""
 import warnings
+import weakref
 
 import numpy as np
 import pytest
 
 import autograd_lab as al
+from autograd_lab import graph
+
+from op_cases import INPLACE_AFTER_FORWARD
 
 
 def leaf(values, dtype=al.float64):
@@ -479,6 +483,38 @@ def test_changing_a_saved_output_through_detach_is_caught():
     y.detach().zero_()                       # detach shares memory and the version counter
     with pytest.raises(RuntimeError, match=MODIFIED + r".*output 0 of ExpBackward0"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("case, make, error", INPLACE_AFTER_FORWARD, ids=[c[0] for c in INPLACE_AFTER_FORWARD])
+def test_an_in_place_change_is_refused_only_where_a_rule_reads_the_value(case, make, error):
+    x = leaf([1.0, 2.0])
+    a = x * 2
+    y, changed = make(a)
+    with al.no_grad():
+        (y if isinstance(changed, str) else changed).add_(1)
+    if error is None:
+        y.sum().backward()
+        assert x.grad is not None
+    else:
+        with pytest.raises(RuntimeError, match=MODIFIED + ".*" + error):
+            y.sum().backward()
+        assert x.grad is None
+
+
+def test_big_intermediates_no_rule_reads_are_freed_in_the_forward():
+    x = leaf(np.ones((64, 128)))
+    w = leaf(np.ones((128, 64)))
+    z = x @ w                                # matmul's rules read x and w, not z
+    h = (z + 1).sigmoid()                    # add reads nothing; sigmoid reads its output
+    freed = weakref.ref(z._data)
+    del z
+    assert freed() is None                   # z's 4096 numbers went with the tensor
+    node = h.grad_fn
+    assert node.out is h._data               # sigmoid keeps what its rule reads
+    assert graph.is_stand_in(node.next[0].out) and graph.is_stand_in(node.arrays[0])
+    h.sum().backward()
+    hv = h.detach().numpy()
+    assert np.allclose(w.grad.numpy(), x.detach().numpy().T @ (hv * (1 - hv)))
 
 
 def test_optimizer_step_under_no_grad_then_a_new_forward_is_fine():

@@ -7,7 +7,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed; `pip instal
 
 import autograd_lab as al  # noqa: E402
 
-from op_cases import CASES, make_inputs  # noqa: E402
+from op_cases import CASES, INPLACE_AFTER_FORWARD, make_inputs  # noqa: E402
 
 
 def as_torch(t):
@@ -127,3 +127,22 @@ def test_next_functions_have_torchs_shape(make):
         node = make(lib, a).grad_fn
         return node.name(), [None if n is None else n.name().split("::")[-1] for n, _ in node.next_functions]
     assert shape(al) == shape(torch)
+
+
+@pytest.mark.parametrize("case, make, error", INPLACE_AFTER_FORWARD, ids=[c[0] for c in INPLACE_AFTER_FORWARD])
+def test_in_place_change_after_the_forward_is_refused_where_torch_refuses_it(case, make, error):
+    outcomes = []
+    for lib in (torch, al):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        a = x * 2
+        y, changed = make(a)
+        with lib.no_grad():
+            (y if isinstance(changed, str) else changed).add_(1)
+        try:
+            y.sum().backward()
+            outcomes.append(x.grad.tolist())
+        except RuntimeError as e:
+            assert "modified by an inplace operation" in str(e)
+            outcomes.append("refused")
+    assert outcomes[0] == outcomes[1]
+    assert (outcomes[0] == "refused") == (error is not None)
