@@ -106,7 +106,8 @@ def _make_seeds(outputs, grad_outputs, create_graph, batched):
                                    "of that shape, the dL/dy of the loss you have in mind)")
             if batched:
                 raise RuntimeError("is_grads_batched=True needs explicit grad_outputs (a batch of seeds)")
-            seeds.append(np.array(1, y._data.dtype).reshape(y._data.shape))   # a 1 shaped like y
+            one = np.array(1, y._data.dtype)
+            seeds.append(one if y._data.ndim == 0 else one.reshape(y._data.shape))   # a 1 shaped like y
             continue
         if not isinstance(v, (Tensor, np.ndarray, int, float)):
             raise TypeError(f"gradient must be a Tensor, a number or None, not {type(v).__name__} "
@@ -305,7 +306,8 @@ def _fit(node, i, r, lead_ndim, g, shape, dtype):
         try:
             if r.ndim < len(want):     # a rule may broadcast; it may not drop dimensions
                 raise ValueError
-            r = ops.sum_to(r, shape, lead=lead_ndim)
+            r = ops.sum_to(r, shape, lead=lead_ndim) if isinstance(r, Tensor) else \
+                ops.sum_to.forward(r, shape, lead_ndim)     # an array: nothing to record
         except (ValueError, RuntimeError):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                                f"got {list(r.shape)} but expected shape compatible with "
