@@ -322,6 +322,30 @@ def _extreme(name, forward):
                    sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
 
 
+# x.max(dim) / x.min(dim): the values at the indices argmax/argmin found (``key`` holds one
+# index array per dimension); like torch, the whole gradient of a value goes to the one
+# entry its index names, even when others tie with it
+def _pick_forward(x, key, dim, keepdim):
+    values = x[key]
+    return values if keepdim else np.squeeze(values, dim)
+
+
+def _pick_vjp(g, y, x, key, dim, keepdim):
+    if not keepdim:                   # dim counted from the end: a batch of seeds stays in front
+        g = unsqueeze(g, dim - x.ndim)
+    return scatter(g, shape=x.shape, key=key, lead=g.ndim - x.ndim)
+
+
+def _pick_jvp(t, y, x, key, dim, keepdim):
+    values = index(t, key=key, lead=t.ndim - x.ndim)
+    return values if keepdim else squeeze(values, dim - x.ndim)
+
+
+def _picked(name):
+    return Op(name, _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves=False)
+
+
+max_dim, min_dim = _picked("MaxBackward0"), _picked("MinBackward0")
 amax, amin = _extreme("AmaxBackward0", np.amax), _extreme("AminBackward0", np.amin)
 max_all, min_all = _extreme("MaxBackward1", np.amax), _extreme("MinBackward1", np.amin)  # x.max(), x.min()
 

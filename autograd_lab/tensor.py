@@ -346,10 +346,8 @@ class Tensor:
         key = tuple(idx._data if a == axis else
                     np.arange(n).reshape([-1 if b == a else 1 for b in range(ndim)])
                     for a, n in enumerate(self._data.shape))
-        values = ops.index(self, key=key)
-        if not keepdim:
-            values, idx = values.squeeze(axis), idx.squeeze(axis)
-        return _MinMax(values, idx)
+        values = (ops.max_dim if arg is ops.argmax else ops.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
+        return _MinMax(values, idx if keepdim else idx.squeeze(axis))
 
     def amax(self, dim=None, keepdim=False): return ops.amax(self, dim=_dims(dim, self.ndim), keepdim=keepdim)
     def amin(self, dim=None, keepdim=False): return ops.amin(self, dim=_dims(dim, self.ndim), keepdim=keepdim)

@@ -48,6 +48,7 @@ CASES = [
     ("max_min_all", lambda a: a.max() - a.min(), [(4,)], "apart"),
     ("piecewise_constant", lambda a: a.round() + a.floor() * a + a.ceil() + a.sign(), [(4,)], "apart"),
     ("max_dim_values", lambda a: a.max(0).values, [(3, 2)], "apart"),
+    ("min_dim_keepdim", lambda a: a.min(-1, keepdim=True)[0], [(2, 3, 2)], "apart"),
     ("reshape", lambda a: a.reshape(3, 2) * 2, [(2, 3)], None),
     ("transpose", lambda a: a.transpose(0, 1), [(2, 3)], None),
     ("t", lambda a: a.t(), [(2, 3)], None),
