@@ -167,13 +167,34 @@ def _check_transform_args(args, argnums):
     return tuple(fixed)
 
 
-def _split_aux(out, has_aux, where):
+def _split_aux(out, has_aux, where, finish):
+    """(output, aux).  aux's tensors are handed back as ``finish`` hands back the outputs
+    (outside a nested transform: detached from the graph this transform recorded), and,
+    as in torch.func, aux may hold only tensors, in tuples, lists and dicts."""
     if not has_aux:
         return out, None
     if not (isinstance(out, tuple) and len(out) == 2):
         raise RuntimeError(f"{where}: output of function f should be a tuple: (output, aux) "
                            "if has_aux is True")
-    return out
+    return out[0], _tree_map(finish, out[1])
+
+
+def _tree_map(fn, tree):
+    if isinstance(tree, Tensor):
+        return fn(tree)
+    if tree is None:
+        return None
+    if isinstance(tree, dict):
+        return {k: _tree_map(fn, v) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list)):
+        items = [_tree_map(fn, v) for v in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    raise RuntimeError(f"Expected tensors, got unsupported type {type(tree)}")
+
+
+def _plain(t):
+    """A forward-mode result without its tangent."""
+    return Tensor._make(t._data)
 
 
 def _finish(t, nested):
@@ -223,9 +244,9 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise RuntimeError(f"{where}: Expected primals to only contain Tensors, got {type(p)}")
     ts = [_check_tangent(p, t) for p, t in zip(primals, tangents)]
     out = _forward_pass(func, primals, ts)
-    out, aux = _split_aux(out, has_aux, where)
+    out, aux = _split_aux(out, has_aux, where, _plain)
     is_tuple, outs = _outputs(out, where)
-    values = tuple(Tensor._make(o._data) for o in outs)
+    values = tuple(_plain(o) for o in outs)
     jv = tuple(Tensor._make(np.array(_tangent_of(o))) for o in outs)
     result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
     return result + (aux,) if has_aux else result
@@ -242,7 +263,7 @@ def vjp(func, *primals, has_aux=False):
     leaves = [x for x, _ in prepared]
     nested = any(n for _, n in prepared) or bool(state.forward_level)
     out = _call_reverse(func, leaves)
-    out, aux = _split_aux(out, has_aux, where)
+    out, aux = _split_aux(out, has_aux, where, lambda t: _finish(t, nested))
     is_tuple, outs = _outputs(out, where)
 
     def vjp_fn(cotangents):
@@ -283,7 +304,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         nums = _check_transform_args(args, argnums)
         args, nested = _reverse_args(args, nums)
         out = _call_reverse(func, args)
-        out, aux = _split_aux(out, has_aux, where)
+        out, aux = _split_aux(out, has_aux, where, lambda t: _finish(t, nested))
         if not isinstance(out, Tensor):
             raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, got {type(out)}")
         if out.ndim != 0:
@@ -341,7 +362,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         args, nested = _reverse_args(args, nums)
         leaves = [args[a] for a in nums]
         out = _call_reverse(func, args)
-        out, aux = _split_aux(out, has_aux, where)
+        out, aux = _split_aux(out, has_aux, where, lambda t: _finish(t, nested))
         is_tuple, outs = _outputs(out, "vjp(f, *primals)")
         seeds, sizes = _basis(outs)
         total = sum(sizes)
@@ -373,7 +394,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         for a, b in zip(nums, basis):
             tangents[a] = _check_tangent(args[a], b, batched=True)
         out = _forward_pass(func, args, tangents)
-        out, aux = _split_aux(out, has_aux, where)
+        out, aux = _split_aux(out, has_aux, where, _plain)
         is_tuple, outs = _outputs(out, where)
         total = sum(sizes)
         jac = []

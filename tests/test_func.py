@@ -42,10 +42,10 @@ def test_jvp_of_two_inputs_adds_their_directional_derivatives():
 
 def test_jvp_with_tuple_output_and_aux():
     x = f64([1.0, 2.0])
-    (a, b), (ta, tb), aux = al.func.jvp(lambda x: ((x * 2, x.sum()), "note"), (x,),
+    (a, b), (ta, tb), aux = al.func.jvp(lambda x: ((x * 2, x.sum()), {"x": x}), (x,),
                                         (f64([1.0, 1.0]),), has_aux=True)
     assert a.tolist() == [2.0, 4.0] and b.item() == 3.0
-    assert ta.tolist() == [2.0, 2.0] and tb.item() == 2.0 and aux == "note"
+    assert ta.tolist() == [2.0, 2.0] and tb.item() == 2.0 and aux["x"].tolist() == [1.0, 2.0]
 
 
 def test_jvp_of_an_output_the_tangent_never_reaches_is_zero():
@@ -161,8 +161,8 @@ def test_grad_of_a_scalar_function_with_argnums_and_aux():
     assert al.func.grad(f)(x, y).tolist() == [3.0, 4.0]
     gx, gy = al.func.grad(f, argnums=(0, 1))(x, y)
     assert gx.tolist() == [3.0, 4.0] and gy.tolist() == [1.0, 2.0]
-    g, aux = al.func.grad(lambda x: ((x ** 2).sum(), x.shape), has_aux=True)(x)
-    assert g.tolist() == [2.0, 4.0] and aux == (2,)
+    g, aux = al.func.grad(lambda x: ((x ** 2).sum(), x * 3), has_aux=True)(x)
+    assert g.tolist() == [2.0, 4.0] and aux.tolist() == [3.0, 6.0]
     (g, value) = al.func.grad_and_value(lambda x: (x ** 2).sum())(x)
     assert value.item() == 5.0
 
@@ -227,8 +227,33 @@ def test_jacobians_with_argnums_tuple_nest_per_argument():
 def test_jacobian_transforms_accept_tuple_outputs_and_aux():
     x = f64([1.0, 2.0])
     for transform in (al.func.jacrev, al.func.jacfwd):
-        (Ja, Jb), aux = transform(lambda x: ((x * x, x.sum()), 7), has_aux=True)(x)
-        assert Ja.tolist() == [[2.0, 0.0], [0.0, 4.0]] and Jb.tolist() == [1.0, 1.0] and aux == 7
+        (Ja, Jb), aux = transform(lambda x: ((x * x, x.sum()), (x.sum(),)), has_aux=True)(x)
+        assert Ja.tolist() == [[2.0, 0.0], [0.0, 4.0]] and Jb.tolist() == [1.0, 1.0]
+        assert aux[0].item() == 3.0
+
+
+AUX_TRANSFORMS = {
+    "vjp": lambda f, x: al.func.vjp(f, x, has_aux=True)[2],
+    "grad": lambda f, x: al.func.grad(lambda x: (f(x)[0].sum(), f(x)[1]), has_aux=True)(x)[1],
+    "jacrev": lambda f, x: al.func.jacrev(f, has_aux=True)(x)[1],
+    "jacfwd": lambda f, x: al.func.jacfwd(f, has_aux=True)(x)[1],
+    "jvp": lambda f, x: al.func.jvp(f, (x,), (al.ones_like(x),), has_aux=True)[2],
+}
+
+
+@pytest.mark.parametrize("transform", list(AUX_TRANSFORMS))
+def test_aux_comes_back_detached_in_its_own_structure(transform):
+    x = f64([1.0, 2.0])
+    aux = AUX_TRANSFORMS[transform](lambda x: (x * x, {"a": [x * 3, None], "b": x.sin()}), x)
+    assert list(aux) == ["a", "b"] and aux["a"][1] is None
+    assert aux["a"][0].tolist() == [3.0, 6.0]
+    assert not aux["a"][0].requires_grad and aux["b"].grad_fn is None     # as torch.func unwraps it
+
+
+@pytest.mark.parametrize("transform", list(AUX_TRANSFORMS))
+def test_aux_holding_something_else_than_tensors_is_refused_as_in_torch(transform):
+    with pytest.raises(RuntimeError, match="Expected tensors, got unsupported type <class 'int'>"):
+        AUX_TRANSFORMS[transform](lambda x: (x * x, (x, 7)), f64([1.0, 2.0]))
 
 
 def test_hessian_is_reverse_over_reverse_with_two_backward_passes():

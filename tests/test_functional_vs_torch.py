@@ -213,6 +213,7 @@ FUNC_ERRORS = {
     "argnums_repeated": lambda fn, T: fn.grad(lambda x: x.sum(), argnums=(0, 0))(T([1.0])),
     "grad_of_float": lambda fn, T: fn.grad(lambda x: x)(3.0),
     "aux_missing": lambda fn, T: fn.grad(lambda x: x.sum(), has_aux=True)(T([1.0])),
+    "aux_not_tensors": lambda fn, T: fn.jacrev(lambda x: (x, {"n": 7}), has_aux=True)(T([1.0])),
     "vjp_returns_int": lambda fn, T: fn.vjp(lambda x: 3, T([1.0])),
     "vjp_cotangent_structure": lambda fn, T: fn.vjp(lambda x: (x, x), T([1.0]))[1](T([1.0])),
 }
