@@ -237,10 +237,8 @@ def attach(op, args, params, out, arrays=None):
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
             if written and op.saves:  # remember the versions of inputs written before
                 versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
-            saved = out
-            if op.saves is not True:
-                saved, args, arrays = shed(op, out, args, arrays)
-            node = result.grad_fn = Node(op, args, arrays, params, saved, nexts, name)
+            kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays)
+            node = result.grad_fn = Node(op, kept[1], kept[2], params, kept[0], nexts, name)
             if written and op.saves:
                 node.versions = versions
     if state.forward_level:

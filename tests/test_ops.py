@@ -32,11 +32,16 @@ def test_rules_are_differentiable_again(name, fn, shapes, kind):
 def test_rules_read_only_what_their_op_saves(name, fn, shapes, kind, monkeypatch):
     """A node replaces the big values its rules do not read (``Op.saves``) by stand-ins of
     zeros.  With the size limit at 0 every such value is a stand-in, and the inputs arrive
-    as intermediates (x * 1), so a rule reading a value its op does not save fails here."""
-    monkeypatch.setattr(graph, "KEEP_BELOW", 0)
+    as intermediates (x * 1), so a rule reading a value its op does not save fails here,
+    and so does a tangent lost with a shed input (forward mode while nodes are recorded)."""
     eps = 1e-3 if "float32" in name else 1e-6
     via = lambda *xs: fn(*[x * 1.0 for x in xs])           # noqa: E731
     inputs = make_inputs(shapes, kind)
+    tangents = tuple(al.ones_like(x) for x in inputs)
+    _, kept = al.func.jvp(via, tuple(inputs), tangents)     # inputs require grad: nodes are
+    monkeypatch.setattr(graph, "KEEP_BELOW", 0)             # recorded while tangents flow
+    _, shed = al.func.jvp(via, tuple(inputs), tangents)
+    assert np.allclose(shed.numpy(), kept.numpy(), equal_nan=True)
     assert al.autograd.gradcheck(via, inputs, eps=eps, atol=1e-5, rtol=1e-3)
     if name in SECOND_ORDER_NAMES:
         assert al.autograd.gradgradcheck(via, inputs, eps=eps, atol=1e-4, rtol=1e-3)
