@@ -314,7 +314,7 @@ def _fit(node, i, r, lead_ndim, g, shape, dtype):
                                f"{list(want)}") from None
     if isinstance(r, Tensor):
         return r if r._data.dtype == dtype else r.to(dtype)
-    return r if r.dtype == dtype else r.astype(dtype)
+    return np.asarray(r, dtype)         # a full sum gives a NumPy scalar: make it a 0-d array
 
 
 def _observe(node, g, create_graph, retained):

@@ -501,6 +501,15 @@ def test_an_in_place_change_is_refused_only_where_a_rule_reads_the_value(case, m
         assert x.grad is None
 
 
+def test_a_zero_dim_leaf_broadcast_into_a_sum_gets_a_zero_dim_gradient_that_accumulates():
+    a = leaf([[1.0, 2.0], [3.0, 4.0]])
+    b = leaf(2.0)
+    y = (a + b).sum()                        # b's gradient is summed back to shape ()
+    y.backward()
+    y.backward()                             # add saves nothing: a second walk is allowed
+    assert type(b.grad._data) is np.ndarray and b.grad.shape == () and b.grad.item() == 8.0
+
+
 def test_big_intermediates_no_rule_reads_are_freed_in_the_forward():
     x = leaf(np.ones((64, 128)))
     w = leaf(np.ones((128, 64)))

@@ -146,3 +146,24 @@ def test_in_place_change_after_the_forward_is_refused_where_torch_refuses_it(cas
             outcomes.append("refused")
     assert outcomes[0] == outcomes[1]
     assert (outcomes[0] == "refused") == (error is not None)
+
+
+# torch saves index tensors for these (IndexBackward0, MaxBackward0 along a dim), so a second
+# walk is refused there; autograd_lab keeps the indices as parameters, which are never freed
+SECOND_WALK_DIFFERS = {"index_repeat", "index_mask", "max_dim_values", "min_dim_keepdim"}
+
+
+@pytest.mark.parametrize("name, fn, shapes, kind", CASES, ids=[c[0] for c in CASES])
+def test_a_second_backward_without_retain_graph_fails_where_torchs_does(name, fn, shapes, kind):
+    outcomes = []
+    for inputs, f in ((make_inputs(shapes, kind), fn),
+                      ([as_torch(x) for x in make_inputs(shapes, kind)], _torch_version(fn))):
+        y = f(*inputs).sum()
+        y.backward()
+        try:
+            y.backward()
+            outcomes.append("walked again")
+        except RuntimeError as e:
+            assert "backward through the graph a second time" in str(e)
+            outcomes.append("refused")
+    assert (outcomes[0] == outcomes[1]) != (name in SECOND_WALK_DIFFERS), outcomes

@@ -103,6 +103,15 @@ def test_draw_graph_marks_freed_nodes_and_drops_their_constants():
     assert "marked" in fig._al_alt
 
 
+def test_draw_graph_says_when_an_op_did_not_keep_its_big_output():
+    x = al.ones(64, 64, requires_grad=True)
+    y = (x @ x).sigmoid()                     # matmul's rules never read its 4,096 outputs
+    t = texts(viz.draw_graph(y, {"x": x}))
+    assert t.count("value not kept") == 1
+    assert t[t.index("MmBackward0") + 1:t.index("MmBackward0") + 3] == ["shape (64, 64)", "value not kept"]
+    assert t[t.index("SigmoidBackward0") + 1].startswith("[[1., 1.")    # its rule reads it: kept
+
+
 def test_draw_graph_of_the_sigmoid_layer_shows_the_true_gradients():
     d = sigmoid_layer()
     with al.autograd.trace_backward() as trace:
