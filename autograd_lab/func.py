@@ -170,7 +170,7 @@ def _check_transform_args(args, argnums):
 def _split_aux(out, has_aux, where, finish):
     """(output, aux).  aux's tensors are handed back as ``finish`` hands back the outputs
     (outside a nested transform: detached from the graph this transform recorded), and,
-    as in torch.func, aux may hold only tensors, in tuples, lists and dicts."""
+    as in torch.func, aux may hold only tensors, in (named) tuples, lists and dicts."""
     if not has_aux:
         return out, None
     if not (isinstance(out, tuple) and len(out) == 2):
@@ -182,10 +182,11 @@ def _split_aux(out, has_aux, where, finish):
 def _tree_map(fn, tree):
     if isinstance(tree, Tensor):
         return fn(tree)
-    if tree is None:
-        return None
     if isinstance(tree, dict):
-        return {k: _tree_map(fn, v) for k, v in tree.items()}
+        mapped = tree.copy()                  # keeps OrderedDict, defaultdict, ...
+        for k, v in tree.items():
+            mapped[k] = _tree_map(fn, v)
+        return mapped
     if isinstance(tree, (tuple, list)):
         items = [_tree_map(fn, v) for v in tree]
         return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)

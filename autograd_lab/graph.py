@@ -4,8 +4,9 @@ An :class:`Op` is one row of the rules table in ``ops.py``: a NumPy forward, a
 vector-Jacobian product (VJP) rule per input and a Jacobian-vector product (JVP) rule
 per input.  Calling it on tensors runs the forward and, when some input requires grad,
 attaches a :class:`Node` to the result -- the result's ``grad_fn``.  The node keeps what
-the backward walk in ``engine.py`` needs: the inputs, the output, and edges
-(``next_functions``) to the nodes that produced the inputs.
+the backward walk in ``engine.py`` needs: the inputs and the output (or, for big values
+its rules never read, stand-ins of the same shape), and edges (``next_functions``) to the
+nodes that produced the inputs.
 
 Rules are written with the same operations they differentiate, so they are
 polymorphic: on plain NumPy arrays an Op just computes (that is how a backward pass
@@ -40,11 +41,13 @@ class Op:
     ``rule(t, y, *inputs, **params)`` giving the output's tangent caused by that input's
     tangent ``t``.  Ops that take any number of inputs (``cat``) give ``vjp_all`` /
     ``jvp_all`` instead, handling all inputs at once.
-    ``saves``: what the VJP rules read, as torch's derivative formulas declare it:
-    ``True`` (inputs and output), ``"inputs"`` (mul, matmul), ``"output"`` (exp, sigmoid)
-    or ``False`` (only shapes: add, sum, view, ...; such graphs can be walked again after
-    a backward, as in torch).  A node lets go of the big arrays its rules never read (see
-    :func:`shed`), and an in-place change is refused only where a rule reads it.
+    ``saves``: what the VJP rules read, much as torch's derivative formulas declare what
+    they save: ``True`` (inputs and output), ``"inputs"`` (mul, matmul), ``"output"``
+    (exp, sigmoid, relu) or ``False`` (only shapes: add, sum, view, ...; such graphs can
+    be walked again after a backward, as in torch).  A node lets go of the big arrays its
+    rules never read (see :func:`shed`), and an in-place change is refused only where a
+    rule reads it.  (Coarser than torch in places: ``where`` keeps both branches although
+    its rules read only the condition, ``div`` and ``pow`` keep their output.)
     ``floating``: the op computes real-valued results (division, exp, sin, ...), so
     integer and bool inputs are first cast to the default float32, as torch does.
     """
@@ -60,7 +63,7 @@ class Op:
         self.jvp = jvp
         self.vjp_all = vjp_all
         self.jvp_all = jvp_all
-        if saves not in (True, False, "inputs", "output"):
+        if not (saves is True or saves is False or saves in ("inputs", "output")):
             raise ValueError(f"saves must be True, False, 'inputs' or 'output', not {saves!r}")
         self.saves = saves
         self.reads_inputs = saves is True or saves == "inputs"
@@ -129,8 +132,8 @@ class Node:
         self.op = op
         self.args = args              # the inputs as given: tensors, numbers, masks
         self.arrays = arrays          # the same as NumPy arrays (what a plain backward uses)
-        self.params = params
-        self.out = out
+        self.params = params          # (args, arrays and out hold stand-ins for the big
+        self.out = out                #  values no rule reads: see shed)
         self.next = nexts             # per input: the node its gradient goes to, or None
         self._name = name
         self.stamp = state.writes     # in-place writes so far (see engine._check_versions)
@@ -253,7 +256,7 @@ def attach(op, args, params, out, arrays=None):
 
 # -- letting go of what no rule reads ------------------------------------------------
 # Arrays smaller than this are always kept: they cost nothing, and pictures of the graph
-# show their values.  (The tests set it to 0, so that every rule meets stand-ins.)
+# show their values.  (tests/test_ops.py sets it to 0, so that every rule meets stand-ins.)
 KEEP_BELOW = 4096
 _stand_ins = {}                       # (shape, dtype) -> (array, tensor), reused
 _zeros = {}                           # dtype -> the one zero every stand-in of it shows

@@ -174,9 +174,9 @@ clamp = Op("ClampBackward1", _clamp_forward,
            saves="inputs")
 
 relu = Op("ReluBackward0", lambda x: np.maximum(x, 0),
-          vjp=(lambda g, y, x: g * (x > 0),),
-          jvp=(lambda t, y, x: t * (x > 0),),
-          saves="inputs")
+          vjp=(lambda g, y, x: g * (y > 0),),        # y > 0 exactly where x > 0
+          jvp=(lambda t, y, x: t * (y > 0),),
+          saves="output")
 
 
 # -- elementwise functions ------------------------------------------------------------
@@ -228,7 +228,8 @@ abs = Op("AbsBackward0", np.abs,
 # piecewise-constant functions: derivative zero wherever it exists (a gradient of
 # zeros, not none: the graph goes on, but nothing flows through)
 def _flat(name, forward):
-    return Op(name, forward, vjp=(lambda g, y, x: g * 0,), jvp=(lambda t, y, x: t * 0,))
+    return Op(name, forward, vjp=(lambda g, y, x: g * 0,), jvp=(lambda t, y, x: t * 0,),
+              saves=False)
 
 
 sign, floor = _flat("SignBackward0", np.sign), _flat("FloorBackward0", np.floor)
@@ -327,18 +328,18 @@ def _extreme(name, forward):
 # entry its index names, even when others tie with it
 def _pick_forward(x, key, dim, keepdim):
     values = x[key]
-    return values if keepdim else np.squeeze(values, dim)
+    return values if keepdim or x.ndim == 0 else np.squeeze(values, dim)
 
 
 def _pick_vjp(g, y, x, key, dim, keepdim):
-    if not keepdim:                   # dim counted from the end: a batch of seeds stays in front
-        g = unsqueeze(g, dim - x.ndim)
+    if not keepdim and x.ndim:        # dim counted from the end, so that a batch of seeds
+        g = unsqueeze(g, dim - x.ndim)  # in front of g stays in front
     return scatter(g, shape=x.shape, key=key, lead=g.ndim - x.ndim)
 
 
 def _pick_jvp(t, y, x, key, dim, keepdim):
     values = index(t, key=key, lead=t.ndim - x.ndim)
-    return values if keepdim else squeeze(values, dim - x.ndim)
+    return values if keepdim or x.ndim == 0 else squeeze(values, dim - x.ndim)
 
 
 def _picked(name):

@@ -339,11 +339,13 @@ class Tensor:
 
     def _pick(self, arg, dim, keepdim):
         """(values, indices) of max/min along dim; like torch, the whole gradient of a
-        value goes to the one entry its index names, even when others tie with it."""
+        value goes to the one entry its index names, even when others tie with it.  The
+        node keeps its own copy of the indices: changing the returned ones in place does
+        not move the gradient (torch refuses such a backward instead)."""
         ndim = self._data.ndim
         axis = _neg(dim, ndim) % max(ndim, 1)
         idx = arg(self, dim=axis, keepdim=True)
-        key = tuple(idx._data if a == axis else
+        key = tuple(idx._data.copy() if a == axis else
                     np.arange(n).reshape([-1 if b == a else 1 for b in range(ndim)])
                     for a, n in enumerate(self._data.shape))
         values = (ops.max_dim if arg is ops.argmax else ops.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
@@ -547,6 +549,8 @@ class _HookHandle:
 
 class _MinMax(tuple):
     """(values, indices), as torch's max(dim) returns them."""
+    _fields = ("values", "indices")   # a named tuple: rebuilt field by field (func's aux)
+
     def __new__(cls, values, indices):
         return super().__new__(cls, (values, indices))
 

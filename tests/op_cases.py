@@ -49,6 +49,7 @@ CASES = [
     ("piecewise_constant", lambda a: a.round() + a.floor() * a + a.ceil() + a.sign(), [(4,)], "apart"),
     ("max_dim_values", lambda a: a.max(0).values, [(3, 2)], "apart"),
     ("min_dim_keepdim", lambda a: a.min(-1, keepdim=True)[0], [(2, 3, 2)], "apart"),
+    ("max_dim_of_a_number", lambda a: a.max(0).values * 1.0, [()], None),
     ("reshape", lambda a: a.reshape(3, 2) * 2, [(2, 3)], None),
     ("transpose", lambda a: a.transpose(0, 1), [(2, 3)], None),
     ("t", lambda a: a.t(), [(2, 3)], None),
@@ -105,4 +106,6 @@ INPLACE_AFTER_FORWARD = [
     ("output of sigmoid", lambda a: (a.sigmoid(), "y"), "output 0 of SigmoidBackward0"),
     ("output of matmul", lambda a: (a @ a, "y"), None),
     ("input of add", lambda a: (a + 1, a), None),
+    ("output of relu", lambda a: (a.relu(), "y"), "output 0 of ReluBackward0"),
+    ("input of relu", lambda a: (a.relu(), a), None),
 ]

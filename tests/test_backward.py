@@ -510,6 +510,15 @@ def test_a_zero_dim_leaf_broadcast_into_a_sum_gets_a_zero_dim_gradient_that_accu
     assert type(b.grad._data) is np.ndarray and b.grad.shape == () and b.grad.item() == 8.0
 
 
+def test_changing_the_indices_max_returned_does_not_move_the_gradient():
+    x = leaf([[1.0, 3.0, 2.0], [5.0, 4.0, 0.0]])
+    values, indices = x.max(1)
+    with al.no_grad():
+        indices += 1                         # the node kept its own copy of the indices
+    values.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
+
+
 def test_big_intermediates_no_rule_reads_are_freed_in_the_forward():
     x = leaf(np.ones((64, 128)))
     w = leaf(np.ones((128, 64)))

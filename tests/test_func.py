@@ -1,5 +1,7 @@
 """al.func: true forward mode (tangents pushed by the JVP rules, no backward pass) and
 the torch.func-style transforms built on forward and reverse mode."""
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
@@ -244,16 +246,19 @@ AUX_TRANSFORMS = {
 @pytest.mark.parametrize("transform", list(AUX_TRANSFORMS))
 def test_aux_comes_back_detached_in_its_own_structure(transform):
     x = f64([1.0, 2.0])
-    aux = AUX_TRANSFORMS[transform](lambda x: (x * x, {"a": [x * 3, None], "b": x.sin()}), x)
-    assert list(aux) == ["a", "b"] and aux["a"][1] is None
-    assert aux["a"][0].tolist() == [3.0, 6.0]
+    aux = AUX_TRANSFORMS[transform](
+        lambda x: (x * x, OrderedDict(a=[x * 3, x.reshape(1, -1).max(0)], b=x.sin())), x)
+    assert type(aux) is OrderedDict and list(aux) == ["a", "b"]
+    assert aux["a"][0].tolist() == [3.0, 6.0] and aux["a"][1].values.tolist() == [1.0, 2.0]
     assert not aux["a"][0].requires_grad and aux["b"].grad_fn is None     # as torch.func unwraps it
+    assert aux["a"][1].values.grad_fn is None and aux["a"][1].indices.tolist() == [0, 0]
 
 
 @pytest.mark.parametrize("transform", list(AUX_TRANSFORMS))
-def test_aux_holding_something_else_than_tensors_is_refused_as_in_torch(transform):
-    with pytest.raises(RuntimeError, match="Expected tensors, got unsupported type <class 'int'>"):
-        AUX_TRANSFORMS[transform](lambda x: (x * x, (x, 7)), f64([1.0, 2.0]))
+@pytest.mark.parametrize("odd", [7, None])
+def test_aux_holding_something_else_than_tensors_is_refused_as_in_torch(transform, odd):
+    with pytest.raises(RuntimeError, match=f"Expected tensors, got unsupported type <class '{type(odd).__name__}'>"):
+        AUX_TRANSFORMS[transform](lambda x: (x * x, (x, odd)), f64([1.0, 2.0]))
 
 
 def test_hessian_is_reverse_over_reverse_with_two_backward_passes():
