@@ -221,6 +221,8 @@ def attach(op, args, params, out, arrays=None):
         out = np.asarray(out)
     result = _new_tensor(Tensor)      # Tensor._make, inlined: this runs for every operation
     result._data, result.grad_fn = out, None
+    if out.base is not None:          # a view of an input (reshape, transpose, slicing, ...)
+        _share_version(result, args)
     if state.grad_enabled and op.differentiable:
         nexts = None
         written = False
@@ -252,6 +254,16 @@ def attach(op, args, params, out, arrays=None):
         for c in state.counters:
             c.ops += 1
     return result
+
+
+def _share_version(view, args):
+    """A view and the tensor it views count in-place writes together, as in torch: a write
+    through either is a write to both, and refused where a node read those numbers."""
+    owner = view._data.base
+    for a in args:
+        if type(a) is Tensor and (a._data is owner or a._data.base is owner):
+            view._vbox = a._box()
+            return
 
 
 # -- letting go of what no rule reads ------------------------------------------------

@@ -446,14 +446,16 @@ class Tensor:
     # -- in place (for tensors outside the graph, as torch allows) ---------------
     # Every in-place write bumps the tensor's version.  A node that saved a tensor
     # remembers the version it saw, and the engine refuses to use a value changed since
-    # (torch's "modified by an inplace operation").  detach() shares the counter with
-    # its source; .data does not (in torch too: that is what makes .data unsafe).
+    # (torch's "modified by an inplace operation").  Views (reshape, transpose, slicing)
+    # and detach() share the counter with their source; .data does not (in torch too:
+    # that is what makes .data unsafe).
     @property
     def _version(self):
         return self._vbox[0] if self._vbox is not None else 0
 
     def _box(self):
-        """[version, node that made these numbers]: shared by this tensor and its detach()es."""
+        """[version, node that made these numbers]: shared by this tensor, its views and
+        its detach()es."""
         if self._vbox is None:
             self._vbox = [0, self.grad_fn]
         return self._vbox

@@ -108,4 +108,9 @@ INPLACE_AFTER_FORWARD = [
     ("input of add", lambda a: (a + 1, a), None),
     ("output of relu", lambda a: (a.relu(), "y"), "output 0 of ReluBackward0"),
     ("input of relu", lambda a: (a.relu(), a), None),
+    # a view shares its base's version counter: a write through it is a write to the base
+    ("output of exp, through a view", lambda a: ((y := a.exp()), y.reshape(2, 1)), "output 0 of ExpBackward0"),
+    ("input of mul, through a slice", lambda a: (a * a, a[0:1]), "input 0 of MulBackward0"),
+    ("base of a saved view", lambda a: ((v := a.reshape(2, 1)) * v, a), "input 0 of MulBackward0"),
+    ("output of mul, through a view", lambda a: ((y := a * 3), y.t()), None),
 ]
