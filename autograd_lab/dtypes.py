@@ -6,6 +6,8 @@ follows torch's promotion rules, which differ from NumPy's in two places readers
 a Python float meeting an integer tensor gives the *default* float (float32), and an
 integer tensor meeting a float32 tensor gives float32, not float64.
 """
+import functools
+
 import numpy as np
 
 
@@ -74,6 +76,12 @@ DEFAULT_FLOAT = np.dtype(np.float32)
 _SCALAR_DTYPE = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: DEFAULT_FLOAT}
 
 
+def _widest(np_dtypes):
+    """The dtype that holds every one of the highest category (uint8 and int8: int16)."""
+    top = max(_rank(d)[0] for d in np_dtypes)
+    return functools.reduce(np.promote_types, [d for d in np_dtypes if _rank(d)[0] == top])
+
+
 def _rank(np_dtype):
     return _FROM_NUMPY[np_dtype]._rank
 
@@ -84,9 +92,9 @@ def result_type(arrays, scalars):
     zero-dim array's dtype or the scalar's default dtype wins."""
     dims = [a.dtype for a in arrays if a.ndim]
     zero = [a.dtype for a in arrays if not a.ndim]
-    result = max(dims, key=_rank) if dims else None
+    result = _widest(dims) if dims else None
     if zero:
-        z = max(zero, key=_rank)
+        z = _widest(zero)
         if result is None or _rank(z)[0] > _rank(result)[0]:
             result = z
     for s in scalars:

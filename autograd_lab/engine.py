@@ -164,6 +164,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     delivered = {}                      # target node -> its gradient
     retained = []                       # (tensor, gradient) for retain_grad()
     ran = []                            # nodes whose rules ran: their saved values go after
+    taken = {id(s) for s in seeds}      # arrays someone else holds: the caller, a hook (_owned)
     sends = zip(roots, seeds)           # (node, gradient) pairs on their way
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph   # record only for create_graph
     try:
@@ -171,14 +172,14 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
             for node, g in sends:       # gradients arriving at one node add up
                 if node.op is None and targets is None and not (node.hooks or _tracers):
                     old = delivered.get(node)   # a leaf nobody watches, in backward(): it
-                    delivered[node] = g if old is None else old + g   # needs no turn of its own
+                    delivered[node] = g if old is None else _sum(old, g)   # needs no turn of its own
                     continue
                 old = pending.get(node)
                 if old is None:
                     pending[node] = g
                     heappush(ready, (-node.seq, node))
                 else:
-                    pending[node] = old + g
+                    pending[node] = _sum(old, g)
             if not ready:
                 break
             # the latest-recorded node first: everything that sends to it was recorded
@@ -188,10 +189,13 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
             sends = ()
             if needed is not None and node not in needed:
                 continue                # an output that leads to none of the inputs
+            arrived = g
             if node.hooks or node.retain is not None or _tracers:
-                g = _observe(node, g, create_graph, retained)
+                g = _observe(node, g, create_graph, retained, taken)
             if node.op is None or (targets is not None and node in targets):
-                delivered[node] = g
+                # a leaf gets what its hooks made of the gradient; an intermediate asked
+                # about gets what arrived, before its hooks (as torch captures it)
+                delivered[node] = g if node.op is None else arrived
                 if node.op is None or not any(c is not None and c in needed for c in node.next):
                     continue            # its rule never runs: its saved values stay (as in torch)
             if node.freed:
@@ -204,7 +208,6 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         state.grad_enabled = grad_mode
 
     # commit: nothing above touched a tensor, so an error leaves everything as it was
-    taken = {id(s) for s in seeds}      # arrays the caller holds (see _owned)
     if accumulate:
         for node, g in delivered.items():
             if isinstance(node, AccumulateGrad):
@@ -214,7 +217,8 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                     if x.grad_fn is node:
                         _accumulate(x, g, taken, not create_graph)
     for t, g in retained:               # retained gradients accumulate, like a leaf's
-        _accumulate(t, g, taken, in_place=False)
+        if not (accumulate and inputs is not None and any(t is x for x in inputs)):
+            _accumulate(t, g, taken, in_place=False)   # (unless backward(inputs=[t]) just did)
     if not retain_graph:
         for node in ran:
             if node.op.saves:
@@ -317,11 +321,11 @@ def _fit(node, i, r, lead_ndim, g, shape, dtype):
     return np.asarray(r, dtype)         # a full sum gives a NumPy scalar: make it a 0-d array
 
 
-def _observe(node, g, create_graph, retained):
+def _observe(node, g, create_graph, retained, taken):
     """What users can watch at a node: their hooks (which may replace the gradient), a
     trace of the walk, and retain_grad()."""
     if node.hooks:
-        g = _run_hooks(node.hooks, g, create_graph)
+        g = _run_hooks(node.hooks, g, create_graph, taken)
     if _tracers:
         _trace(node, g)
     if node.retain is not None and node.retain() is not None:
@@ -329,9 +333,12 @@ def _observe(node, g, create_graph, retained):
     return g
 
 
-def _run_hooks(hooks, g, create_graph):
+def _run_hooks(hooks, g, create_graph, taken):
+    """Each hook sees the gradient and may return a replacement.  The arrays a hook saw
+    or returned may be kept by the user, so they never become a .grad themselves."""
     for hook in list(hooks):
         gt = g if isinstance(g, Tensor) else Tensor._make(g)
+        taken.add(id(gt._data))
         out = hook(gt)
         if out is not None:
             name = getattr(hook, "__name__", repr(hook))
@@ -342,7 +349,14 @@ def _run_hooks(hooks, g, create_graph):
                 raise RuntimeError(f"hook '{name}' has changed the type of value (was "
                                    f"{gt.dtype!r} got {out.dtype!r})")
             g = out if create_graph else out._data
+            taken.add(id(out._data))
     return g
+
+
+def _sum(old, g):
+    """Two gradients for one place, added (0-d arrays add up to a NumPy number: keep an array)."""
+    total = old + g
+    return total if type(total) is np.ndarray or isinstance(total, Tensor) else np.asarray(total)
 
 
 def _has_nan(r):
@@ -366,8 +380,8 @@ def _owned(g, taken):
 
 def _accumulate(t, g, taken, in_place):
     """Add a gradient into ``t.grad``: in place for a leaf's plain gradient, as torch does."""
-    if t._grad is None:
-        t._grad = _owned(g, taken)
+    if t._grad is None:             # with create_graph, its own recorded copy (as torch)
+        t._grad = ops.grad_copy(g) if isinstance(g, Tensor) else _owned(g, taken)
     elif not in_place or t._grad.grad_fn is not None or isinstance(g, Tensor):
         t._grad = t._grad + g
     else:

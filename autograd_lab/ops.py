@@ -454,7 +454,11 @@ sum_to = Op("SumToSizeBackward0", _sum_to_forward,
 
 
 def _index_forward(x, key, lead=0):
-    return x[(slice(None),) * lead + key] if lead else x[key]
+    full = (slice(None),) * lead + key if lead else key
+    out = x[full]
+    if type(out) is not np.ndarray:   # every dimension indexed by an int: NumPy gives a copied
+        out = x[full + (Ellipsis,)]   # number; the trailing ... gives a 0-d view, as torch
+    return out
 
 
 def _index_name(args, p):
@@ -477,8 +481,8 @@ def _scatter_forward(g, shape, key, lead=0):
     """Zeros of ``shape`` with g added at ``key`` (repeated indices add up)."""
     out = np.zeros(g.shape[:lead] + tuple(shape), dtype=g.dtype)
     full = (slice(None),) * lead + key
-    if any(isinstance(k, np.ndarray) for k in key):
-        spelled = []                      # np.add.at wants integer indices, not masks
+    if any(isinstance(k, np.ndarray) and k.dtype != bool for k in key):   # integer indices may
+        spelled = []                      # repeat: np.add.at adds them up; it wants no masks
         for k in full:
             spelled.extend(np.nonzero(k) if isinstance(k, np.ndarray) and k.dtype == bool else (k,))
         np.add.at(out, tuple(spelled), g)
@@ -547,6 +551,9 @@ clone = Op("CloneBackward0", np.array,
            vjp=(lambda g, y, x: g,),
            jvp=(lambda t, y, x: t,),
            saves=False)
+
+# what backward(create_graph=True) stores in a leaf's .grad: its own copy, still recorded
+grad_copy = Op("CopyBackwards", np.array, vjp=clone.vjp, jvp=clone.jvp, saves=False)
 
 
 # -- products ---------------------------------------------------------------------------

@@ -360,7 +360,19 @@ class Tensor:
     def reshape(self, *shape):
         return ops.reshape(self, shape=_shape(shape, self._data.size))
 
-    view = reshape
+    def view(self, *shape):
+        """reshape that must share memory: refused where it would have to copy, as in torch."""
+        shape = _shape(shape, self._data.size)
+        probe = self._data.view()
+        try:
+            probe.shape = shape           # NumPy refuses when the strides cannot express it
+        except AttributeError:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                               "least one dimension spans across two contiguous subspaces). Use "
+                               ".reshape(...) instead.") from None
+        except ValueError:
+            pass                          # a size that does not fit: reshape says so, as torch
+        return ops.reshape(self, shape=shape)
 
     def view_as(self, other): return self.reshape(other.shape)
     def reshape_as(self, other): return self.reshape(other.shape)
@@ -569,8 +581,8 @@ def _neg(dim, ndim):
 
 def _dims(dim, ndim):
     """Check reduction dims as torch does; a 0-d tensor reduces over nothing."""
-    if dim is None:
-        return None
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+        return None                   # dim=() or []: every dimension, as in torch
     dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
     checked = [_neg(d, ndim) for d in dims]
     for d in checked:
@@ -601,7 +613,7 @@ def _clamp(x, min, max):
                                           "need gradients write al.minimum(al.maximum(x, lo), hi)")
             b = b._data
         bounds.append(b)
-    if x._data.dtype.kind in "biu" and any(isinstance(b, float) or getattr(b, "dtype", np.int8).kind == "f"
+    if x._data.dtype.kind in "biu" and any(isinstance(b, float) or np.asarray(b).dtype.kind == "f"
                                           for b in bounds if b is not None):
         x = x.to(dtypes.float32)          # a float bound makes the result float, as in torch
     return ops.clamp(x, min=bounds[0], max=bounds[1])
@@ -636,7 +648,8 @@ def _key(key):
     if isinstance(key, Tensor):
         return key._data
     if isinstance(key, list):
-        return np.asarray(_unwrap(key))
+        a = np.asarray(_unwrap(key))
+        return a.astype(np.intp) if a.size == 0 else a      # [] picks nothing (not a float index)
     return key
 
 

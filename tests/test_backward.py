@@ -621,3 +621,77 @@ def test_no_grad_works_as_a_bare_decorator():
     def double(t):
         return t * 2
     assert not double(leaf([1.0])).requires_grad
+
+
+# -- gradients handed to users are theirs: no aliasing between hooks, seeds and .grad ------------
+def test_an_integer_index_is_a_view_whose_writes_reach_the_tensor_and_its_version():
+    w = leaf([1.0, 2.0, 3.0])
+    a = al.tensor([1.0, 2.0, 3.0], dtype=al.float64)
+    y = (w * a).sum()                        # mul saved a
+    with al.no_grad():
+        a[1].mul_(100)                       # a[1] is a 0-d view of a, as in torch
+    assert a.tolist() == [1.0, 200.0, 3.0]
+    with pytest.raises(RuntimeError, match=MODIFIED + ".*input 1 of MulBackward0"):
+        y.backward()
+
+
+def test_a_gradient_a_hook_saw_or_returned_does_not_become_the_leafs_grad():
+    x = leaf([1.0, 2.0])
+    seen = []
+    x.register_hook(lambda g: seen.append(g))
+    (x * 3).sum().backward()
+    (x * 5).sum().backward()                 # accumulates in place into x.grad...
+    assert seen[0].tolist() == [3.0, 3.0] and x.grad.tolist() == [8.0, 8.0]   # ...not into seen[0]
+    y = leaf([1.0, 2.0])
+    c = al.tensor([10.0, 20.0], dtype=al.float64)
+    y.register_hook(lambda g: c)
+    (y * 3).sum().backward()
+    (y * 3).sum().backward()
+    assert c.tolist() == [10.0, 20.0] and y.grad.tolist() == [20.0, 40.0]
+
+
+def test_with_create_graph_a_leafs_grad_is_its_own_recorded_copy():
+    x = leaf([1.0, 2.0])
+    seed = al.tensor(2.0, dtype=al.float64)
+    x.sum().backward(seed, create_graph=True)
+    seed.add_(1)                             # the seed is the caller's
+    assert x.grad.tolist() == [2.0, 2.0]
+    (x * 3).sum().backward()                 # accumulating into it works (no read-only view)
+    assert x.grad.tolist() == [5.0, 5.0]
+    with al.no_grad():
+        x.grad.zero_()
+    z = leaf([1.0, 2.0])
+    (z ** 2).sum().backward(create_graph=True)
+    assert z.grad.grad_fn.name() == "CopyBackwards" and z.grad.tolist() == [2.0, 4.0]   # as torch
+
+
+def test_retain_grad_and_backward_inputs_count_the_gradient_once():
+    y = leaf([1.0, 2.0]) * 2
+    y.retain_grad()
+    (y * 3).sum().backward(inputs=[y])
+    assert y.grad.tolist() == [3.0, 3.0]
+
+
+def test_a_zero_dim_leaf_used_twice_gets_a_zero_dim_array_gradient():
+    x = leaf(2.0)
+    (x * x).backward()                       # two gradients of shape () meet at the leaf
+    (x * x).backward()
+    assert type(x.grad._data) is np.ndarray and x.grad.item() == 8.0
+    with al.no_grad():
+        x.grad.zero_()
+    assert x.grad.item() == 0.0
+
+
+def test_grad_of_an_intermediate_is_what_arrived_before_its_hooks():
+    x = leaf([1.0, 2.0])
+    a = x * 2
+    a.register_hook(lambda g: g * 100)       # changes what flows on to x, not what grad reports
+    ga, gx = al.autograd.grad((a * a).sum(), [a, x])
+    assert ga.tolist() == [4.0, 8.0] and gx.tolist() == [800.0, 1600.0]   # torch's numbers
+
+
+def test_boolean_masks_and_empty_lists_index_even_a_zero_dim_tensor():
+    x = leaf(2.0)
+    x[x > 0].sum().backward()
+    assert x.grad.item() == 1.0
+    assert al.zeros(3)[[]].shape == (0,)

@@ -265,3 +265,27 @@ def test_small_printing_details_match_torch():
     assert (2 / a).grad_fn.name() == "MulBackward0" and a[None].grad_fn.name() == "UnsqueezeBackward0"
     with pytest.raises(TypeError, match="Variable data has to be a tensor"):
         a.data = [5.0, 6.0]
+
+
+def test_integer_dtypes_promote_as_in_torch():
+    a = al.tensor([1], dtype=al.uint8) + al.tensor([-2], dtype=al.int8)
+    assert a.dtype == al.int16 and a.tolist() == [-1]
+
+
+def test_reducing_over_no_listed_dims_reduces_over_all_of_them():
+    assert al.ones(2, 3).sum(dim=()).item() == 6.0 and al.ones(2, 3).mean(dim=[]).item() == 1.0
+
+
+def test_clamp_of_an_integer_tensor_with_integer_bounds():
+    assert al.tensor([1, 5]).clamp(2, 3).tolist() == [2, 3]
+    assert al.tensor([1, 5]).clamp(max=3).tolist() == [1, 3]
+
+
+def test_view_refuses_to_copy_where_reshape_copies():
+    x = al.ones(2, 3)
+    with pytest.raises(RuntimeError, match=r"^view size is not compatible with input tensor's size and stride"):
+        x.t().view(6)
+    assert x.t().reshape(6).shape == (6,)
+    v = x.view(3, 2)                         # a real view: writes reach x
+    v[0, 0] = 5.0
+    assert x.tolist()[0][0] == 5.0
