@@ -256,7 +256,8 @@ def _check_versions(node):
             saved = node.versions[i] if node.versions else 0
             if a._vbox[0] != saved:
                 _modified(node, f"input {i} of", node.in_meta(i), a._vbox[0], saved)
-
+        if isinstance(a, Tensor) and a._data is not node.arrays[i] and a._data.dtype == node.arrays[i].dtype:
+            node.arrays[i] = a._data    # `x.data = ...` since the forward: the rules use the new numbers, as torch's
 
 def _modified(node, which, meta, now, saved):
     shape, dtype = meta

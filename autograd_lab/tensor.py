@@ -145,6 +145,7 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
+        state.writes += 1                 # nodes that saved this tensor look again (engine._check_versions)
 
     # -- graph ------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

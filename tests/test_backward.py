@@ -695,3 +695,13 @@ def test_boolean_masks_and_empty_lists_index_even_a_zero_dim_tensor():
     x[x > 0].sum().backward()
     assert x.grad.item() == 1.0
     assert al.zeros(3)[[]].shape == (0,)
+
+
+def test_replacing_data_after_the_forward_is_seen_by_the_backward_as_in_torch():
+    for create_graph in (False, True):
+        x = leaf([1.0, 2.0])
+        w = leaf([1.0, 1.0])
+        y = (w * x).sum()                    # mul saved x
+        x.data = al.tensor([20.0, 40.0], dtype=al.float64)
+        y.backward(create_graph=create_graph)
+        assert w.grad.tolist() == [20.0, 40.0]
