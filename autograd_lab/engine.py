@@ -193,10 +193,12 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
             if node.hooks or node.retain is not None or _tracers:
                 g = _observe(node, g, create_graph, retained, taken)
             if node.op is None or (targets is not None and node in targets):
-                # a leaf gets what its hooks made of the gradient; an intermediate asked
-                # about gets what arrived, before its hooks (as torch captures it)
-                delivered[node] = g if node.op is None else arrived
-                if node.op is None or not any(c is not None and c in needed for c in node.next):
+                passes_on = node.op is not None and any(c is not None and c in needed for c in node.next)
+                # what its hooks made of the gradient; but grad() of an intermediate whose
+                # rules must still run (other inputs lie beyond it) captures what arrived,
+                # before its hooks -- torch's order, both ways
+                delivered[node] = arrived if passes_on and not accumulate else g
+                if not passes_on:
                     continue            # its rule never runs: its saved values stay (as in torch)
             if node.freed:
                 raise RuntimeError(FREED)
@@ -204,21 +206,23 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 _check_versions(node)   # something was written in place since the forward
             sends = _propagate(node, g, needed, create_graph)
             ran.append(node)
+
+        # commit: nothing above touched a tensor, so an error leaves everything as it was
+        # (still in create_graph's grad mode: a .grad made here is recorded if it should be)
+        if accumulate:
+            for node, g in delivered.items():
+                if isinstance(node, AccumulateGrad):
+                    _accumulate(node.variable, g, taken, not create_graph)
+                else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
+                    for x in {id(x): x for x in inputs}.values():      # once, even if listed twice
+                        if x.grad_fn is node:
+                            x.retain_grad()     # as torch: later backward() calls fill it too
+                            _accumulate(x, g, taken, not create_graph)
+        for t, g in retained:           # retained gradients accumulate, like a leaf's
+            if not (accumulate and inputs is not None and any(t is x for x in inputs)):
+                _accumulate(t, g, taken, in_place=False)   # (unless backward(inputs=[t]) just did)
     finally:
         state.grad_enabled = grad_mode
-
-    # commit: nothing above touched a tensor, so an error leaves everything as it was
-    if accumulate:
-        for node, g in delivered.items():
-            if isinstance(node, AccumulateGrad):
-                _accumulate(node.variable, g, taken, not create_graph)
-            else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
-                for x in inputs:
-                    if x.grad_fn is node:
-                        _accumulate(x, g, taken, not create_graph)
-    for t, g in retained:               # retained gradients accumulate, like a leaf's
-        if not (accumulate and inputs is not None and any(t is x for x in inputs)):
-            _accumulate(t, g, taken, in_place=False)   # (unless backward(inputs=[t]) just did)
     if not retain_graph:
         for node in ran:
             if node.op.saves:
@@ -251,13 +255,19 @@ def _check_versions(node):
         _modified(node, "output 0 of", (node.out.shape, node.out.dtype), 1, 0)
     if not node.op.reads_inputs:
         return
+    others = node.op.saves == "others"
     for i, a in enumerate(node.args):
-        if isinstance(a, Tensor) and a._vbox is not None:
+        if not isinstance(a, Tensor):
+            continue
+        if others and not any(n is not None for k, n in enumerate(node.next) if k != i):
+            continue                    # read only by the rules of other inputs: none runs
+        if a._vbox is not None:
             saved = node.versions[i] if node.versions else 0
             if a._vbox[0] != saved:
                 _modified(node, f"input {i} of", node.in_meta(i), a._vbox[0], saved)
-        if isinstance(a, Tensor) and a._data is not node.arrays[i] and a._data.dtype == node.arrays[i].dtype:
-            node.arrays[i] = a._data    # `x.data = ...` since the forward: the rules use the new numbers, as torch's
+        if a._swapped > node.stamp:     # `x.data = ...` since the forward: the rules use the
+            old = node.arrays[i]        # new numbers, as torch's do (cast as the forward cast)
+            node.arrays[i] = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
 
 def _modified(node, which, meta, now, saved):
     shape, dtype = meta

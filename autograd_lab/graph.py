@@ -42,9 +42,10 @@ class Op:
     tangent ``t``.  Ops that take any number of inputs (``cat``) give ``vjp_all`` /
     ``jvp_all`` instead, handling all inputs at once.
     ``saves``: what the VJP rules read, much as torch's derivative formulas declare what
-    they save: ``True`` (inputs and output), ``"inputs"`` (mul, matmul), ``"output"``
-    (exp, sigmoid, relu) or ``False`` (only shapes: add, sum, view, ...; such graphs can
-    be walked again after a backward, as in torch).  A node lets go of the big arrays its
+    they save: ``True`` (inputs and output), ``"inputs"`` (sin, where), ``"others"`` (the
+    rule of each input reads the other inputs only: mul, matmul), ``"output"`` (exp,
+    sigmoid, relu) or ``False`` (only shapes: add, sum, view, ...; such graphs can be
+    walked again after a backward, as in torch).  A node lets go of the big arrays its
     rules never read (see :func:`shed`), and an in-place change is refused only where a
     rule reads it.  (Coarser than torch in places: ``where`` keeps both branches although
     its rules read only the condition, ``div`` and ``pow`` keep their output.)
@@ -63,10 +64,10 @@ class Op:
         self.jvp = jvp
         self.vjp_all = vjp_all
         self.jvp_all = jvp_all
-        if not (saves is True or saves is False or saves in ("inputs", "output")):
-            raise ValueError(f"saves must be True, False, 'inputs' or 'output', not {saves!r}")
+        if not (saves is True or saves is False or saves in ("inputs", "others", "output")):
+            raise ValueError(f"saves must be True, False, 'inputs', 'others' or 'output', not {saves!r}")
         self.saves = saves
-        self.reads_inputs = saves is True or saves == "inputs"
+        self.reads_inputs = saves is True or saves in ("inputs", "others")
         self.reads_output = saves is True or saves == "output"
         self.promote = promote
         self.floating = floating      # results are floats: integer/bool inputs become float32
@@ -282,7 +283,7 @@ def shed(op, out, args, arrays):
     leaves and constants stay with their owner anyway."""
     if not op.reads_output and out.size >= KEEP_BELOW:
         out = stand_in(out)[0]
-    if not op.reads_inputs:
+    if not op.reads_inputs:           # ("others": kept, as some rule reads each input)
         for i, a in enumerate(args):
             if type(a) is Tensor and a.grad_fn is not None and a._data.size >= KEEP_BELOW:
                 if type(args) is not list:

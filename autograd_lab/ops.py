@@ -74,7 +74,7 @@ mul = Op("MulBackward0", np.multiply,
               lambda g, y, a, b: g * a),
          jvp=(lambda t, y, a, b: t * b,
               lambda t, y, a, b: a * t),
-         promote=True, saves="inputs")
+         promote=True, saves="others")
 
 div = Op("DivBackward0", np.true_divide,
          vjp=(lambda g, y, a, b: g / b,
@@ -395,7 +395,7 @@ unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
                saves=False)
 
 squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else "SqueezeBackward1",
-             lambda x, dim=None: np.squeeze(x, dim),
+             lambda x, dim=None: np.squeeze(x, dim)[...],   # a view, even of nothing squeezed
              vjp=(lambda g, y, x, dim=None: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, dim=None: reshape(t, _lead(t, x) + y.shape),),
              saves=False)
@@ -644,7 +644,7 @@ matmul = Op(_matmul_name, _matmul_forward,
             vjp=(_matmul_vjp_a, _matmul_vjp_b),
             jvp=(lambda t, y, a, b: _matmul_jvp(t, y, a, b, 0),
                  lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)),
-            saves="inputs")
+            saves="others")
 
 
 # -- entries of the table that other parts of the package look up by name --------------

@@ -23,7 +23,8 @@ class Tensor:
     _accumulate = None      # the AccumulateGrad node of a leaf that requires grad
     _retains_grad = False
     _tangent = None         # forward mode: the tangent carried with this value
-    _vbox = None            # [version, grad_fn] of in-place writes, shared with detach()es
+    _vbox = None            # [version, grad_fn] of in-place writes, shared with views and detach()es
+    _swapped = -1           # state.writes when `x.data = ...` last replaced the array
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -144,8 +145,12 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self.requires_grad and value._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point "
+                               "or complex dtype")
         self._data = value._data
         state.writes += 1                 # nodes that saved this tensor look again (engine._check_versions)
+        self._swapped = state.writes
 
     # -- graph ------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -375,7 +380,7 @@ class Tensor:
             pass                          # a size that does not fit: reshape says so, as torch
         return ops.reshape(self, shape=shape)
 
-    def view_as(self, other): return self.reshape(other.shape)
+    def view_as(self, other): return self.view(other.shape)
     def reshape_as(self, other): return self.reshape(other.shape)
 
     def flatten(self):
@@ -646,8 +651,8 @@ def _key(key):
     so that advanced indexing is recognised wherever it appears in the key."""
     if isinstance(key, tuple):
         return tuple(_key(k) for k in key)
-    if isinstance(key, Tensor):
-        return key._data
+    if isinstance(key, Tensor):           # a 0-d integer tensor indexes like an int: a view
+        return int(key._data) if key._data.ndim == 0 and key._data.dtype.kind in "iu" else key._data
     if isinstance(key, list):
         a = np.asarray(_unwrap(key))
         return a.astype(np.intp) if a.size == 0 else a      # [] picks nothing (not a float index)

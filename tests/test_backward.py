@@ -705,3 +705,76 @@ def test_replacing_data_after_the_forward_is_seen_by_the_backward_as_in_torch():
         x.data = al.tensor([20.0, 40.0], dtype=al.float64)
         y.backward(create_graph=create_graph)
         assert w.grad.tolist() == [20.0, 40.0]
+
+
+def test_a_parameter_updated_in_place_between_forward_and_backward_is_fine_where_torch_saved_nothing():
+    lin = al.nn.Linear(2, 1)
+    loss = lin(al.tensor([[1.0, 1.0]])).sum()
+    with al.no_grad():
+        lin.weight.mul_(0.5)                 # x @ weight.t(): mm saved x, not the weight
+    loss.backward()
+    assert lin.weight.grad.tolist() == [[1.0, 1.0]]
+    x = leaf([1.0, 2.0])
+    c = al.tensor([3.0, 4.0], dtype=al.float64)
+    y = (x * c).sum()
+    with al.no_grad():
+        x.mul_(2)                            # mul kept x for c's rule, and c needs none
+    y.backward()
+    assert x.grad.tolist() == [3.0, 4.0]
+
+
+def test_grad_of_an_intermediate_is_after_its_hooks_unless_the_walk_goes_on_through_it():
+    x = leaf([1.0, 2.0])
+    y = x * 3
+    y.register_hook(lambda g: g * 10)
+    assert al.autograd.grad((y * y).sum(), [y], retain_graph=True)[0].tolist() == [60.0, 120.0]
+    gy, gx = al.autograd.grad((y * y).sum(), [y, x], retain_graph=True)
+    assert gy.tolist() == [6.0, 12.0] and gx.tolist() == [180.0, 360.0]      # torch's numbers
+    (y * y).sum().backward(inputs=[y])
+    assert y.grad.tolist() == [60.0, 120.0]
+
+
+def test_backward_with_create_graph_under_no_grad_still_records_the_grad():
+    x = leaf([1.0, 2.0])
+    y = (x ** 3).sum()
+    with al.no_grad():
+        y.backward(create_graph=True)
+    assert x.grad.requires_grad and x.grad.tolist() == [3.0, 12.0]     # as torch
+
+
+def test_replacing_data_with_another_dtype_after_the_forward_is_seen_by_the_backward():
+    x = al.tensor([1.0, 2.0], requires_grad=True)                 # float32, promoted to float64
+    w = leaf([3.0, 4.0])
+    y = (x * w).sum()
+    x.data = al.tensor([10.0, 20.0])
+    y.backward()
+    assert w.grad.tolist() == [10.0, 20.0]
+    with pytest.raises(RuntimeError, match="data set to a tensor that requires gradients must be floating point"):
+        x.data = al.tensor([1, 2])
+
+
+def test_squeeze_of_nothing_and_a_zero_dim_int_index_are_views():
+    x = al.tensor([1.0, 2.0, 3.0])
+    w = leaf([1.0, 1.0, 1.0])
+    y = (x.double() * w).sum()
+    x.squeeze().add_(10)                     # nothing to squeeze: still a view of x
+    assert x.tolist() == [11.0, 12.0, 13.0]
+    v = x[al.tensor(1)]
+    v.add_(100)
+    assert x.tolist() == [11.0, 112.0, 13.0] and v.grad_fn is None
+    y.backward()                             # x.double() is a copy: nothing it saved changed
+    assert w.grad.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_an_input_listed_twice_in_backward_inputs_counts_once_and_is_retained_after():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    (y * y).sum().backward(inputs=[y, y], retain_graph=True)
+    assert y.retains_grad and y.grad.tolist() == [4.0, 8.0]
+    (y * y).sum().backward()                 # as torch: y keeps retaining its gradient
+    assert y.grad.tolist() == [8.0, 16.0]
+
+
+def test_view_as_refuses_to_copy_like_view():
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        al.arange(6.0).reshape(2, 3).t().view_as(al.zeros(6))
