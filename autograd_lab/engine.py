@@ -202,8 +202,8 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                     continue            # its rule never runs: its saved values stay (as in torch)
             if node.freed:
                 raise RuntimeError(FREED)
-            if node.stamp != state.writes and node.op.saves:
-                _check_versions(node)   # something was written in place since the forward
+            if node.stamp != state.writes:
+                _check_versions(node)   # something was written since the forward
             sends = _propagate(node, g, needed, create_graph)
             ran.append(node)
 
@@ -216,8 +216,10 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
                     for x in {id(x): x for x in inputs}.values():      # once, even if listed twice
                         if x.grad_fn is node:
-                            x.retain_grad()     # as torch: later backward() calls fill it too
-                            _accumulate(x, g, taken, not create_graph)
+                            _accumulate(x, g, taken, in_place=False)
+            for x in inputs or ():      # as torch: a non-leaf asked about retains its gradient
+                if x.grad_fn is not None:   # in later backward() calls too
+                    x.retain_grad()
         for t, g in retained:           # retained gradients accumulate, like a leaf's
             if not (accumulate and inputs is not None and any(t is x for x in inputs)):
                 _accumulate(t, g, taken, in_place=False)   # (unless backward(inputs=[t]) just did)
@@ -249,25 +251,33 @@ def _needed(roots, targets):
 
 
 def _check_versions(node):
-    """Refuse to differentiate with saved values that were changed in place since: only
-    the values the node's rules read (``Op.saves``), as torch checks only what it saved."""
-    if node.out_written and node.op.reads_output:
+    """Something was written since the node was recorded.  Refuse to differentiate with
+    saved values that were changed in place since: only the values the node's rules read
+    (``Op.saves``), as torch checks only what it saved.  And take in arrays that
+    ``x.data = ...`` put in place of an input's, as torch's backward does."""
+    op = node.op
+    if node.out_written and op.reads_output:
         _modified(node, "output 0 of", (node.out.shape, node.out.dtype), 1, 0)
-    if not node.op.reads_inputs:
-        return
-    others = node.op.saves == "others"
+    others = op.saves == "others"
     for i, a in enumerate(node.args):
         if not isinstance(a, Tensor):
             continue
-        if others and not any(n is not None for k, n in enumerate(node.next) if k != i):
-            continue                    # read only by the rules of other inputs: none runs
+        if a._swapped > node.stamp:
+            old = node.arrays[i]
+            if a._data.shape != old.shape:   # the gradient's shape would follow it: refuse
+                raise RuntimeError(f"input {i} of {node.name()} had shape {tuple(old.shape)} in the "
+                                   f"forward, but its .data was replaced by one of shape "
+                                   f"{tuple(a._data.shape)}: run the forward again")
+            if op.reads_inputs:         # the new numbers, cast as the forward cast them
+                node.arrays[i] = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
+        if not op.reads_inputs or (others and not any(n is not None for k, n in enumerate(node.next)
+                                                      if k != i)):
+            continue                    # no rule that runs reads this input's value
         if a._vbox is not None:
             saved = node.versions[i] if node.versions else 0
             if a._vbox[0] != saved:
                 _modified(node, f"input {i} of", node.in_meta(i), a._vbox[0], saved)
-        if a._swapped > node.stamp:     # `x.data = ...` since the forward: the rules use the
-            old = node.arrays[i]        # new numbers, as torch's do (cast as the forward cast)
-            node.arrays[i] = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
+
 
 def _modified(node, which, meta, now, saved):
     shape, dtype = meta
@@ -393,10 +403,10 @@ def _accumulate(t, g, taken, in_place):
     """Add a gradient into ``t.grad``: in place for a leaf's plain gradient, as torch does."""
     if t._grad is None:             # with create_graph, its own recorded copy (as torch)
         t._grad = ops.grad_copy(g) if isinstance(g, Tensor) else _owned(g, taken)
-    elif not in_place or t._grad.grad_fn is not None or isinstance(g, Tensor):
-        t._grad = t._grad + g
-    else:
-        np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")
+    elif not in_place or isinstance(g, Tensor):
+        t._grad = t._grad + g       # a new tensor (recorded under create_graph)
+    else:                           # in place, as torch -- even into a .grad that an earlier
+        np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")   # create_graph recorded
 
 
 # -- watching a walk -----------------------------------------------------------------------

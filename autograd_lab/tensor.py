@@ -652,7 +652,7 @@ def _key(key):
     if isinstance(key, tuple):
         return tuple(_key(k) for k in key)
     if isinstance(key, Tensor):           # a 0-d integer tensor indexes like an int: a view
-        return int(key._data) if key._data.ndim == 0 and key._data.dtype.kind in "iu" else key._data
+        return int(key._data) if key._data.ndim == 0 and key._data.dtype.kind == "i" else key._data
     if isinstance(key, list):
         a = np.asarray(_unwrap(key))
         return a.astype(np.intp) if a.size == 0 else a      # [] picks nothing (not a float index)

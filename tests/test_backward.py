@@ -778,3 +778,36 @@ def test_an_input_listed_twice_in_backward_inputs_counts_once_and_is_retained_af
 def test_view_as_refuses_to_copy_like_view():
     with pytest.raises(RuntimeError, match="view size is not compatible"):
         al.arange(6.0).reshape(2, 3).t().view_as(al.zeros(6))
+
+
+def test_a_plain_backward_adds_in_place_into_a_grad_recorded_by_create_graph_as_torch():
+    x = leaf([1.0, 2.0])
+    (x * x).sum().backward(create_graph=True)
+    g0 = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is g0 and x.grad.tolist() == [5.0, 7.0] and x.grad.requires_grad
+    assert al.autograd.grad(x.grad.sum(), x)[0].tolist() == [2.0, 2.0]     # torch's numbers
+
+
+def test_backward_inputs_adds_into_a_non_leaf_grad_out_of_place_and_retains_even_unreached_ones():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    out = (y * 3).sum()
+    out.backward(inputs=[y], retain_graph=True)
+    g0 = y.grad
+    out.backward(inputs=[y])
+    assert g0.tolist() == [3.0, 3.0] and y.grad.tolist() == [6.0, 6.0]
+    z = x * 2
+    (x * 3).sum().backward(inputs=[x, z])    # z receives nothing, but retains from now on
+    assert z.retains_grad
+    (z * 5).sum().backward()
+    assert z.grad.tolist() == [5.0, 5.0]
+
+
+def test_replacing_data_with_another_shape_after_the_forward_is_a_clear_error():
+    x = leaf([1.0, 2.0, 3.0])
+    z = (x * al.tensor([3.0, 4.0, 5.0], dtype=al.float64)).sum()
+    x.data = al.tensor([7.0], dtype=al.float64)
+    with pytest.raises(RuntimeError, match=r"input 0 of MulBackward0 had shape \(3,\) in the forward"):
+        z.backward()
+    assert x.grad is None
