@@ -453,9 +453,24 @@ sum_to = Op("SumToSizeBackward0", _sum_to_forward,
             saves=False)
 
 
+def _ints_first(full):
+    """torch applies integer indices before tensor indices; NumPy counts an int among the
+    advanced indices, and moves the advanced dimensions to the front when a slice lies
+    between them (x[1, :, [0, 2]] would come out transposed).  For a key with both, the
+    (ints as basic indexing, the rest) to apply one after the other; else None."""
+    if not (any(isinstance(k, (int, np.integer)) for k in full)
+            and any(isinstance(k, np.ndarray) and k.ndim for k in full)):
+        return None
+    ints = tuple(k if isinstance(k, (int, np.integer)) or k is None or k is Ellipsis
+                 else slice(None) for k in full)
+    rest = tuple(slice(None) if k is None else k for k in full if not isinstance(k, (int, np.integer)))
+    return ints, rest
+
+
 def _index_forward(x, key, lead=0):
     full = (slice(None),) * lead + key if lead else key
-    out = x[full]
+    split = _ints_first(full)
+    out = x[full] if split is None else x[split[0]][split[1]]
     if type(out) is not np.ndarray:   # every dimension indexed by an int: NumPy gives a copied
         out = x[full + (Ellipsis,)]   # number; the trailing ... gives a 0-d view, as torch
     return out
@@ -481,13 +496,15 @@ def _scatter_forward(g, shape, key, lead=0):
     """Zeros of ``shape`` with g added at ``key`` (repeated indices add up)."""
     out = np.zeros(g.shape[:lead] + tuple(shape), dtype=g.dtype)
     full = (slice(None),) * lead + key
-    if any(isinstance(k, np.ndarray) and k.dtype != bool for k in key):   # integer indices may
+    split = _ints_first(full)         # (as index applies it: the ints first, on a view)
+    target, full = (out, full) if split is None else (out[split[0]], split[1])
+    if any(isinstance(k, np.ndarray) and k.dtype != bool for k in full):   # integer indices may
         spelled = []                      # repeat: np.add.at adds them up; it wants no masks
         for k in full:
             spelled.extend(np.nonzero(k) if isinstance(k, np.ndarray) and k.dtype == bool else (k,))
-        np.add.at(out, tuple(spelled), g)
+        np.add.at(target, tuple(spelled), g)
     else:
-        out[full] = g
+        target[full] = g
     return out
 
 

@@ -62,6 +62,7 @@ CASES = [
     ("index_slice", lambda a: a[:, 1:], [(2, 3)], None),
     ("index_repeat", lambda a: a[[0, 0, 2]], [(3,)], None),
     ("index_mask", lambda a: a[a > 0], [(5,)], "apart"),
+    ("index_int_slice_list", lambda a: a[1, :, [0, 2, 2]], [(2, 3, 4)], None),   # ints first, as torch
     ("cat", lambda a, b: al.cat([a, b], dim=1), [(2, 1), (2, 3)], None),
     ("stack", lambda a, b: al.stack([a, b], dim=1), [(2, 3), (2, 3)], None),
     ("to_float32_and_back", lambda a: (a.float() * 2).double(), [(3,)], None),

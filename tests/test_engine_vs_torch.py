@@ -150,7 +150,8 @@ def test_in_place_change_after_the_forward_is_refused_where_torch_refuses_it(cas
 
 # torch saves index tensors for these (IndexBackward0, MaxBackward0 along a dim), so a second
 # walk is refused there; autograd_lab keeps the indices as parameters, which are never freed
-SECOND_WALK_DIFFERS = {"index_repeat", "index_mask", "max_dim_values", "min_dim_keepdim"}
+SECOND_WALK_DIFFERS = {"index_repeat", "index_mask", "index_int_slice_list", "max_dim_values",
+                       "min_dim_keepdim"}
 
 
 @pytest.mark.parametrize("name, fn, shapes, kind", CASES, ids=[c[0] for c in CASES])
@@ -167,3 +168,27 @@ def test_a_second_backward_without_retain_graph_fails_where_torchs_does(name, fn
             assert "backward through the graph a second time" in str(e)
             outcomes.append("refused")
     assert (outcomes[0] == outcomes[1]) != (name in SECOND_WALK_DIFFERS), outcomes
+
+
+# keys that mix ints, slices, lists and masks: torch applies the ints first, NumPy would not
+MIXED_KEYS = [
+    (1, slice(None), [0, 2]), (slice(None), 1, [0, 2]), ([0, 1], 1, slice(None)), (1, [0, 2], 3),
+    (1, slice(None), [True, False, True, False]), ([1, 0], slice(None), 2), (Ellipsis, 1, [0, 3]),
+    (1, Ellipsis, [0, 0, 3]), ([0, 1], [2, 0], 1), (1, [[0, 1], [2, 2]], slice(1, 3)), (0, 2, [1, 1]),
+]
+
+
+@pytest.mark.parametrize("key", MIXED_KEYS, ids=[str(k) for k in MIXED_KEYS])
+def test_mixed_index_keys_pick_and_route_gradients_as_torchs(key):
+    base = np.arange(24.0).reshape(2, 3, 4)
+    seed = None
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor(base, dtype=lib.float64, requires_grad=True)
+        y = x[tuple(lib.tensor(k) if isinstance(k, list) else k for k in key)]
+        if seed is None:
+            seed = np.random.default_rng(0).normal(size=tuple(y.shape))
+        y.backward(lib.tensor(seed))
+        results.append((tuple(y.shape), y.detach().numpy(), x.grad.numpy()))
+    (shape_a, y_a, g_a), (shape_t, y_t, g_t) = results
+    assert shape_a == shape_t and np.allclose(y_a, y_t) and np.allclose(g_a, g_t)

@@ -289,3 +289,9 @@ def test_view_refuses_to_copy_where_reshape_copies():
     v = x.view(3, 2)                         # a real view: writes reach x
     v[0, 0] = 5.0
     assert x.tolist()[0][0] == 5.0
+
+
+def test_an_int_before_a_list_index_is_applied_first_as_in_torch():
+    x = al.arange(24.0).reshape(2, 3, 4)
+    y = x[1, :, [0, 2]]                      # NumPy alone would give shape (2, 3)
+    assert y.shape == (3, 2) and y.tolist() == [[12.0, 14.0], [16.0, 18.0], [20.0, 22.0]]
