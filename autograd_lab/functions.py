@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import ops
-from .tensor import Tensor, _as_tensor, _clamp, _dot, _mm, _neg
+from .tensor import Tensor, _as_tensor, _clamp, _dot, _mm, _neg, _sub
 
 
 def _t(x):
@@ -95,7 +95,7 @@ def add(input, other):
 
 
 def sub(input, other):
-    return ops.sub(_t(input), other)
+    return _sub(_t(input), other)
 
 
 def mul(input, other):

@@ -89,7 +89,14 @@ reciprocal = Op("ReciprocalBackward0", np.reciprocal,
                 jvp=(lambda t, y, x: -t * y * y,),
                 floating=True, saves="output")
 
-neg = Op("NegBackward0", np.negative,
+def _neg_forward(x):
+    if x.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return np.negative(x)
+
+
+neg = Op("NegBackward0", _neg_forward,
          vjp=(lambda g, y, x: -g,),
          jvp=(lambda t, y, x: -t,),
          saves=False)
@@ -173,7 +180,13 @@ clamp = Op("ClampBackward1", _clamp_forward,
            jvp=(lambda t, y, x, min=None, max=None: t * _clamp_pass(x, min, max),),
            saves="inputs")
 
-relu = Op("ReluBackward0", lambda x: np.maximum(x, 0),
+def _relu_forward(x):
+    if x.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return np.maximum(x, 0)
+
+
+relu = Op("ReluBackward0", _relu_forward,
           vjp=(lambda g, y, x: g * (y > 0),),        # y > 0 exactly where x > 0
           jvp=(lambda t, y, x: t * (y > 0),),
           saves="output")
@@ -281,10 +294,16 @@ def _share(y, x):
     return math.prod(y.shape) / n if n else 0.0
 
 
+def _torch_type_name(dtype):
+    """torch's short name of an integer or bool dtype in messages: Long, Int, Bool, ..."""
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}.get(dtype.name, dtype.name.capitalize())
+
+
 def _mean_forward(x, dim=None, keepdim=False):
     if x.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {x.dtype.name.capitalize()}")
+                           f"floating point or complex dtype. Got: {_torch_type_name(x.dtype)}")
     if x.size == 0:                       # NumPy warns about an empty mean; torch quietly gives nan
         return np.sum(x, axis=_axes(dim), keepdims=keepdim, dtype=x.dtype) * np.nan
     total = np.add.reduce(x, axis=_axes(dim), keepdims=keepdim)   # as np.mean, without its
@@ -298,6 +317,9 @@ mean = Op(_reduce_name("Mean"), _mean_forward,
 
 
 def _norm_forward(x, dim=None, keepdim=False):
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_torch_type_name(x.dtype)}")
     return np.sqrt(np.sum(x * x, axis=_axes(dim), keepdims=keepdim))
 
 
@@ -394,7 +416,8 @@ unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
                jvp=(lambda t, y, x, dim: unsqueeze(t, dim),),
                saves=False)
 
-squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else "SqueezeBackward1",
+squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else
+             "SqueezeBackward2" if isinstance(p["dim"], tuple) else "SqueezeBackward1",
              lambda x, dim=None: np.squeeze(x, dim)[...],   # a view, even of nothing squeezed
              vjp=(lambda g, y, x, dim=None: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, dim=None: reshape(t, _lead(t, x) + y.shape),),

@@ -260,8 +260,8 @@ class Tensor:
     # -- arithmetic: every operator is a row of the rules table (ops.py) -------------
     def __add__(self, other): return ops.add(self, other)
     def __radd__(self, other): return ops.add(self, other)       # torch lists self first
-    def __sub__(self, other): return ops.sub(self, other)
-    def __rsub__(self, other): return ops.sub(other, self)
+    def __sub__(self, other): return _sub(self, other)
+    def __rsub__(self, other): return _sub(other, self)
     def __mul__(self, other): return ops.mul(self, other)
     def __rmul__(self, other): return ops.mul(self, other)
     def __truediv__(self, other): return ops.div(self, other)
@@ -308,7 +308,7 @@ class Tensor:
     def neg(self): return ops.neg(self)
     def pow(self, exponent): return ops.pow(self, exponent)
     def add(self, other): return ops.add(self, other)
-    def sub(self, other): return ops.sub(self, other)
+    def sub(self, other): return _sub(self, other)
     def mul(self, other): return ops.mul(self, other)
     def div(self, other): return ops.div(self, other)
     def clamp(self, min=None, max=None): return _clamp(self, min, max)
@@ -418,10 +418,14 @@ class Tensor:
         return ops.unsqueeze(self, dim=_neg(dim, self._data.ndim + 1))
 
     def squeeze(self, dim=None):
-        if dim is not None:
-            dim = _neg(dim, self._data.ndim)
-            if not self._data.ndim or self._data.shape[dim] != 1:
+        if dim is not None:               # only the listed dims of size 1 go, as in torch
+            many = isinstance(dim, (tuple, list))
+            nd = self._data.ndim
+            dims = tuple(sorted({_neg(d, nd) for d in (dim if many else (dim,))}))
+            dims = tuple(d for d in dims if nd and self._data.shape[d] == 1)
+            if not dims:
                 return self
+            dim = dims if many else dims[0]
         return ops.squeeze(self, dim=dim)
 
     def expand(self, *shape):
@@ -606,6 +610,19 @@ def _shape(shape, size):
 
 def _as_tensor(x):
     return x if isinstance(x, Tensor) else Tensor._make(np.asarray(_unwrap(x)))
+
+
+def _sub(a, b):
+    """a - b, refusing bool tensors with torch's words."""
+    bools = sum(isinstance(t, Tensor) and t._data.dtype == np.bool_ for t in (a, b))
+    if bools == 2:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if bools:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return ops.sub(a, b)
 
 
 def _clamp(x, min, max):

@@ -192,3 +192,33 @@ def test_mixed_index_keys_pick_and_route_gradients_as_torchs(key):
         results.append((tuple(y.shape), y.detach().numpy(), x.grad.numpy()))
     (shape_a, y_a, g_a), (shape_t, y_t, g_t) = results
     assert shape_a == shape_t and np.allclose(y_a, y_t) and np.allclose(g_a, g_t)
+
+
+REFUSED_LIKE_TORCH = {
+    "one minus a bool tensor": lambda lib: 1 - lib.tensor([True, False]),
+    "bool minus bool": lambda lib: lib.tensor([True]) - lib.tensor([False]),
+    "bool minus a number": lambda lib: lib.tensor([True]).sub(1.0),
+    "minus a bool tensor": lambda lib: -lib.tensor([True]),
+    "relu of bools": lambda lib: lib.relu(lib.tensor([True])),
+    "norm of integers": lambda lib: lib.tensor([3, 4]).norm(),
+    "mean of integers": lambda lib: lib.tensor([3, 4]).mean(),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED_LIKE_TORCH))
+def test_bad_dtypes_are_refused_with_torchs_text(case):
+    texts = []
+    for lib in (al, torch):
+        with pytest.raises(RuntimeError) as e:
+            REFUSED_LIKE_TORCH[case](lib)
+        texts.append(str(e.value))
+    assert texts[0] == texts[1]
+
+
+def test_squeeze_of_several_dims_matches_torch():
+    for lib in (al, torch):
+        x = lib.zeros(1, 2, 1, requires_grad=True)
+        for dims, shape, name in (((0, 2), (2,), "SqueezeBackward2"), ([0, 1], (2, 1), "SqueezeBackward2"),
+                                  (0, (2, 1), "SqueezeBackward1"), (None, (2,), "SqueezeBackward0")):
+            y = x.squeeze() if dims is None else x.squeeze(dims)
+            assert tuple(y.shape) == shape and y.grad_fn.name() == name

@@ -295,3 +295,19 @@ def test_an_int_before_a_list_index_is_applied_first_as_in_torch():
     x = al.arange(24.0).reshape(2, 3, 4)
     y = x[1, :, [0, 2]]                      # NumPy alone would give shape (2, 3)
     assert y.shape == (3, 2) and y.tolist() == [[12.0, 14.0], [16.0, 18.0], [20.0, 22.0]]
+
+
+def test_bool_tensors_are_refused_by_minus_and_relu_and_integers_by_norm():
+    with pytest.raises(RuntimeError, match=r"^Subtraction, the `-` operator, with a bool tensor is not supported"):
+        1 - al.tensor([True, False])
+    with pytest.raises(RuntimeError, match=r"^Negation, the `-` operator, on a bool tensor"):
+        -al.tensor([True])
+    with pytest.raises(RuntimeError, match=r"^Boolean inputs not supported for relu$"):
+        al.relu(al.tensor([True]))
+    with pytest.raises(RuntimeError, match=r"Expected a floating point or complex tensor as input. Got Long$"):
+        al.tensor([3, 4]).norm()
+
+
+def test_squeeze_takes_several_dims_and_drops_only_those_of_size_one():
+    x = al.zeros(1, 2, 1)
+    assert x.squeeze((0, 2)).shape == (2,) and x.squeeze([0, 1]).shape == (2, 1)
