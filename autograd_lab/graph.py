@@ -29,7 +29,6 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autograd_lab
 # every node gets the next number when it is recorded; the inputs of a node were always
 # recorded before it, so "highest number first" is an order the backward walk can use
 _sequence = itertools.count()
-_new_tensor = object.__new__
 
 
 class Op:
@@ -220,8 +219,7 @@ def attach(op, args, params, out, arrays=None):
     """Wrap a forward result as a tensor, and record how it was made."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    result = _new_tensor(Tensor)      # Tensor._make, inlined: this runs for every operation
-    result._data, result.grad_fn = out, None
+    result = Tensor._make(out)
     if out.base is not None:          # a view of an input (reshape, transpose, slicing, ...)
         _share_version(result, args)
     if state.grad_enabled and op.differentiable:
@@ -340,14 +338,6 @@ def _push_tangent(op, args, params, result):
 
 def promote(arrays):
     """Cast inputs to torch's result dtype (Python numbers stay numbers)."""
-    if len(arrays) == 2:                      # the usual binary op: nothing to do when both
-        a, b = arrays                         # are arrays of one dtype, or a float array
-        if type(a) is np.ndarray:             # meets a Python number
-            if type(b) is np.ndarray:
-                if a.dtype == b.dtype:
-                    return arrays
-            elif type(b) in (float, int) and a.dtype.kind == "f":
-                return arrays
     dtype, scalars = None, False
     for a in arrays:                          # the common case: one dtype, nothing to do
         if type(a) is np.ndarray:
