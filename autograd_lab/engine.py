@@ -144,7 +144,7 @@ def _as_tuple(x):
 
 # -- the walk ----------------------------------------------------------------------------
 def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
-    roots = [edge(y) for y in outputs]
+    roots = list(map(edge, outputs))
     # targets: where the walk delivers gradients -- every leaf for backward() (None), or
     # the nodes of the tensors grad() was asked about (an intermediate's is its grad_fn)
     if inputs is None:
@@ -164,7 +164,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     delivered = {}                      # target node -> its gradient
     retained = []                       # (tensor, gradient) for retain_grad()
     ran = []                            # nodes whose rules ran: their saved values go after
-    taken = {id(s) for s in seeds}      # arrays someone else holds: the caller, a hook (_owned)
+    taken = set(map(id, seeds))         # arrays someone else holds: the caller, a hook (_owned)
     sends = zip(roots, seeds)           # (node, gradient) pairs on their way
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph   # record only for create_graph
     try:
@@ -200,7 +200,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 delivered[node] = arrived if passes_on and not accumulate else g
                 if not passes_on:
                     continue            # its rule never runs: its saved values stay (as in torch)
-            if node.freed:
+            if node.args is None:       # freed by an earlier backward
                 raise RuntimeError(FREED)
             if node.stamp != state.writes:
                 _check_versions(node)   # something was written since the forward
@@ -227,8 +227,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         state.grad_enabled = grad_mode
     if not retain_graph:
         for node in ran:
-            if node.op.saves:
-                node.freed = True
+            if node.op.saves:           # (the node counts as freed from now on)
                 node.args = node.arrays = None
     if inputs is None:
         return None

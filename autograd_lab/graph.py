@@ -92,8 +92,9 @@ class Op:
         elif self.promote:                # promote only the inputs from this index on
             arrays[self.promote:] = promote(arrays[self.promote:])
         if self.floating:
-            arrays = [a.astype(dtypes.DEFAULT_FLOAT) if type(a) is np.ndarray and a.dtype.kind in "biu"
-                      else a for a in arrays]
+            for i, a in enumerate(arrays):
+                if type(a) is np.ndarray and a.dtype.kind in "biu":
+                    arrays[i] = a.astype(dtypes.DEFAULT_FLOAT)
         try:
             out = self.forward(*arrays, **params)
         except ValueError as e:
@@ -123,7 +124,6 @@ class Node:
                  "__dict__", "__weakref__")
     hooks = None                      # Tensor.register_hook on this node's output
     retain = None                     # weakref to the output, after retain_grad()
-    freed = False                     # saved values released by a backward
     tangent = None                    # forward mode: the output's tangent, for saved()
     versions = None                   # versions of the saved inputs, if any had been written
     out_written = False               # the output was changed in place after the forward
@@ -138,6 +138,11 @@ class Node:
         self._name = name
         self.stamp = state.writes     # in-place writes so far (see engine._check_versions)
         self.seq = next(_sequence)    # recording order (see engine._run)
+
+    @property
+    def freed(self):
+        """Whether a backward released the saved values (it drops ``args``: engine._run)."""
+        return self.args is None
 
     def in_meta(self, i):
         """(shape, dtype) of input i, which a gradient for it must match."""

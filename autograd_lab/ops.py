@@ -229,8 +229,8 @@ tanh = Op("TanhBackward0", np.tanh,
           floating=True, saves="output")
 
 sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
-             vjp=(lambda g, y, x: g * y * (1 - y),),
-             jvp=(lambda t, y, x: t * y * (1 - y),),
+             vjp=(lambda g, y, x: g * (y * (1 - y)),),
+             jvp=(lambda t, y, x: t * (y * (1 - y)),),
              floating=True, saves="output")
 
 abs = Op("AbsBackward0", np.abs,
@@ -650,7 +650,7 @@ def _matmul_vjp_b(g, y, a, b):
 
 
 def _matmul_name(args, p):
-    a, b = args[0].ndim, args[1].ndim
+    a, b = args[0]._data.ndim, args[1]._data.ndim
     if a <= 2 and b <= 2:
         return "MmBackward0" if b == 2 else "MvBackward0" if a == 2 else "DotBackward0"
     return "BmmBackward0"

@@ -614,7 +614,8 @@ def _as_tensor(x):
 
 def _sub(a, b):
     """a - b, refusing bool tensors with torch's words."""
-    bools = sum(isinstance(t, Tensor) and t._data.dtype == np.bool_ for t in (a, b))
+    bools = (isinstance(a, Tensor) and a._data.dtype.kind == "b") + \
+        (isinstance(b, Tensor) and b._data.dtype.kind == "b")
     if bools == 2:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
