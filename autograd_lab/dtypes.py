@@ -45,6 +45,16 @@ _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update(float=float32, double=float64, half=float16, long=int64, int=int32)
 
 
+# torch's names for its dtypes in error messages ("... Got: Long")
+_SCALAR_TYPE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def scalar_type_name(np_dtype):
+    """torch's name of a NumPy dtype as its messages print it: Long, Int, Bool, Float, ..."""
+    return _SCALAR_TYPE.get(np_dtype.name, np_dtype.name.capitalize())
+
+
 def _by_name(name):
     return _BY_NAME[name]
 

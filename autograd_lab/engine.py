@@ -200,7 +200,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 delivered[node] = arrived if passes_on and not accumulate else g
                 if not passes_on:
                     continue            # its rule never runs: its saved values stay (as in torch)
-            if node.args is None:       # freed by an earlier backward
+            if node.freed:
                 raise RuntimeError(FREED)
             if node.stamp != state.writes:
                 _check_versions(node)   # something was written since the forward
@@ -227,7 +227,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         state.grad_enabled = grad_mode
     if not retain_graph:
         for node in ran:
-            if node.op.saves:           # (the node counts as freed from now on)
+            if node.op.saves:           # the node is freed from now on (Node.freed)
                 node.args = node.arrays = None
     if inputs is None:
         return None

@@ -244,12 +244,10 @@ def attach(op, args, params, out, arrays=None):
             name = op.name if op.name.__class__ is str else op.name(args, params)
             if arrays is None:
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-            if written and op.saves:  # remember the versions of inputs written before
-                versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
             kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays)
             node = result.grad_fn = Node(op, kept[1], kept[2], params, kept[0], nexts, name)
-            if written and op.saves:
-                node.versions = versions
+            if written and op.saves:  # remember the versions of inputs written before
+                node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
     if state.forward_level:
         _push_tangent(op, args, params, result)
         if result.grad_fn is not None:
@@ -289,8 +287,8 @@ def shed(op, out, args, arrays):
     if not op.reads_inputs:           # ("others": kept, as some rule reads each input)
         for i, a in enumerate(args):
             if type(a) is Tensor and a.grad_fn is not None and a._data.size >= KEEP_BELOW:
-                if type(args) is not list:
-                    args, arrays = list(args), list(arrays)
+                if type(args) is not list:    # copies, the first time: the caller's
+                    args, arrays = list(args), list(arrays)   # args stay as they were
                 arrays[i], args[i] = stand_in(a._data)
     return out, args, arrays
 

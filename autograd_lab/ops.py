@@ -294,16 +294,10 @@ def _share(y, x):
     return math.prod(y.shape) / n if n else 0.0
 
 
-def _torch_type_name(dtype):
-    """torch's short name of an integer or bool dtype in messages: Long, Int, Bool, ..."""
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}.get(dtype.name, dtype.name.capitalize())
-
-
 def _mean_forward(x, dim=None, keepdim=False):
     if x.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {_torch_type_name(x.dtype)}")
+                           f"floating point or complex dtype. Got: {dtypes.scalar_type_name(x.dtype)}")
     if x.size == 0:                       # NumPy warns about an empty mean; torch quietly gives nan
         return np.sum(x, axis=_axes(dim), keepdims=keepdim, dtype=x.dtype) * np.nan
     total = np.add.reduce(x, axis=_axes(dim), keepdims=keepdim)   # as np.mean, without its
@@ -319,7 +313,7 @@ mean = Op(_reduce_name("Mean"), _mean_forward,
 def _norm_forward(x, dim=None, keepdim=False):
     if x.dtype.kind not in "fc":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {_torch_type_name(x.dtype)}")
+                           f"Got {dtypes.scalar_type_name(x.dtype)}")
     return np.sqrt(np.sum(x * x, axis=_axes(dim), keepdims=keepdim))
 
 
