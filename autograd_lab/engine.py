@@ -24,7 +24,7 @@ from operator import attrgetter
 import numpy as np
 
 from . import ops
-from .graph import AccumulateGrad, edge
+from .graph import broadcast_mismatch, edge
 from .modes import count, state
 from .tensor import Tensor
 
@@ -207,22 +207,30 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
             sends = _propagate(node, g, needed, create_graph)
             ran.append(node)
 
-        # commit: nothing above touched a tensor, so an error leaves everything as it was
-        # (still in create_graph's grad mode: a .grad made here is recorded if it should be)
+        # commit: nothing above touched a tensor, so an error leaves everything as it was.
+        # First the list of .grad fields to write, each checked, then the writes (still in
+        # create_graph's grad mode: a .grad made here is recorded if it should be)
+        writes = []                     # (tensor, gradient, add in place)
         if accumulate:
             for node, g in delivered.items():
-                if isinstance(node, AccumulateGrad):
-                    _accumulate(node.variable, g, taken, not create_graph)
+                if node.op is None:     # a leaf's AccumulateGrad
+                    writes.append((node.variable, g, not create_graph))
                 else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
                     for x in {id(x): x for x in inputs}.values():      # once, even if listed twice
                         if x.grad_fn is node:
-                            _accumulate(x, g, taken, in_place=False)
+                            writes.append((x, g, False))
+        for t, g in retained:           # retained gradients accumulate, like a leaf's
+            if not (accumulate and inputs is not None and any(t is x for x in inputs)):
+                writes.append((t, g, False))   # (unless backward(inputs=[t]) just did)
+        for t, g, _ in writes:
+            if t._grad is not None and t._grad._data.shape != g.shape:
+                _check_fits(t, g)
+        for t, g, in_place in writes:
+            _accumulate(t, g, taken, in_place)
+        if accumulate:
             for x in inputs or ():      # as torch: a non-leaf asked about retains its gradient
                 if x.grad_fn is not None:   # in later backward() calls too
                     x.retain_grad()
-        for t, g in retained:           # retained gradients accumulate, like a leaf's
-            if not (accumulate and inputs is not None and any(t is x for x in inputs)):
-                _accumulate(t, g, taken, in_place=False)   # (unless backward(inputs=[t]) just did)
     finally:
         state.grad_enabled = grad_mode
     if not retain_graph:
@@ -396,6 +404,23 @@ def _owned(g, taken):
         g = g.copy()
     taken.add(id(g))
     return Tensor._make(g)
+
+
+def _check_fits(t, g):
+    """Refuse, before any .grad is written, a gradient that cannot be added into ``t.grad``
+    (whose array ``t.grad.data = ...`` replaced by one of another shape)."""
+    have = tuple(t._grad._data.shape)
+    bad = broadcast_mismatch(have, g.shape)
+    if bad is None and np.broadcast_shapes(have, g.shape) == have:
+        return                          # it broadcasts into .grad: torch adds it the same way
+    if bad is not None:
+        text = (f"The size of tensor a ({bad[0]}) must match the size of tensor b ({bad[1]}) "
+                f"at non-singleton dimension {bad[2]}")
+    else:
+        text = (f"output with shape {list(have)} doesn't match the broadcast shape "
+                f"{list(np.broadcast_shapes(have, g.shape))}")
+    raise RuntimeError(f"{text}. The gradient of a tensor of shape {tuple(t.shape)} cannot be "
+                       f"added to its .grad of shape {have}; no .grad was changed.")
 
 
 def _accumulate(t, g, taken, in_place):

@@ -107,8 +107,8 @@ def div(input, other):
 
 
 def pow(input, exponent):
-    return ops.pow(input if isinstance(input, Tensor) else input, exponent) \
-        if isinstance(input, Tensor) or isinstance(exponent, Tensor) else ops.pow(_t(input), exponent)
+    return ops.power(input, exponent) if isinstance(input, Tensor) or isinstance(exponent, Tensor) \
+        else ops.power(_t(input), exponent)
 
 
 def maximum(input, other):

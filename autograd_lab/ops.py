@@ -117,9 +117,25 @@ def _pow_exponent(g, y, a, b):
 
 
 def _pow_forward(a, b):
-    if np.asarray(a).dtype.kind in "biu" and np.asarray(b).dtype.kind in "biu" and np.any(np.asarray(b) < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if np.asarray(b).dtype.kind in "biu" and np.asarray(a).dtype.kind in "biu" and np.any(np.asarray(b) < 0):
+        return _int_pow(np.asarray(a), np.asarray(b))
     return a ** b                     # NumPy's ** squares for 2 and takes sqrt for 0.5, as torch does
+
+
+def _int_pow(a, b):
+    """Integers to integer powers with some negative: NumPy refuses; torch gives a^b where
+    b >= 0 and, where b < 0, 1/a^|b| rounded toward zero: 1 for a == 1, ±1 for a == -1, else 0."""
+    out = a ** np.maximum(b, 0)
+    at_negative = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0))
+    return np.where(b < 0, at_negative, out).astype(out.dtype)
+
+
+def power(base, exponent):
+    """``base ** exponent`` as torch's operator and ``pow`` take it: an integer tensor to a
+    negative Python integer power is refused (a tensor of exponents is computed)."""
+    if type(exponent) is int and exponent < 0 and type(base) is Tensor and base._data.dtype.kind in "biu":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return pow(base, exponent)
 
 
 pow = Op(lambda args, p: ("PowBackward1" if isinstance(args[1], Tensor) else "PowBackward0")
@@ -131,8 +147,9 @@ pow = Op(lambda args, p: ("PowBackward1" if isinstance(args[1], Tensor) else "Po
 
 
 def _max_share(a, b):
-    """Where the two inputs tie, maximum/minimum split the gradient evenly (as torch)."""
-    return (a > b) + (a == b) * 0.5
+    """a's share of maximum(a, b)'s gradient: none where b is larger, half where they tie
+    (as torch), else all -- also at a NaN, which compares false both ways (as torch)."""
+    return where(a < b, 0.0, where(a == b, 0.5, 1.0))
 
 
 maximum = Op("MaximumBackward0", np.maximum,
@@ -187,9 +204,19 @@ def _relu_forward(x):
 
 
 relu = Op("ReluBackward0", _relu_forward,
-          vjp=(lambda g, y, x: g * (y > 0),),        # y > 0 exactly where x > 0
-          jvp=(lambda t, y, x: t * (y > 0),),
+          vjp=(lambda g, y, x: threshold_backward(g, y),),
+          jvp=(lambda t, y, x: threshold_backward(t, y),),
           saves="output")
+
+# relu's gradient is an operation of its own, as in torch: g where the output is positive
+# (or NaN, which relu passes on), 0 where it is not.  Recorded under create_graph, it gives
+# relu a second derivative of 0 (the mask does not move), not "does not require grad".
+threshold_backward = Op("ThresholdBackwardBackward0", lambda g, y: np.where(y <= 0, 0, g),
+                        vjp=(lambda g2, out, g, y: threshold_backward(g2, y),
+                             lambda g2, out, g, y: g2 * 0),
+                        jvp=(lambda t, out, g, y: threshold_backward(t, y),
+                             lambda t, out, g, y: t * 0),
+                        promote=True, saves="inputs")
 
 
 # -- elementwise functions ------------------------------------------------------------
@@ -245,7 +272,12 @@ def _flat(name, forward):
               saves=False)
 
 
-sign, floor = _flat("SignBackward0", np.sign), _flat("FloorBackward0", np.floor)
+def _sign_forward(x):
+    s = np.sign(x)
+    return np.where(np.isnan(s), 0, s)    # torch's sign of NaN is 0, NumPy's is NaN
+
+
+sign, floor = _flat("SignBackward0", _sign_forward), _flat("FloorBackward0", np.floor)
 ceil, round = _flat("CeilBackward0", np.ceil), _flat("RoundBackward0", np.round)
 
 
@@ -325,18 +357,23 @@ norm = Op("LinalgVectorNormBackward0", _norm_forward,
                where(y == 0, 0.0, sum(t * x, _neg_dims(dim, x.ndim), keepdim) / y),))
 
 
-def _amax_share(x, y, dim, keepdim):
-    """Where several entries share the maximum, they share its gradient evenly."""
-    hit = x == _unreduce(y, x, dim, keepdim)
+def _amax_share(x, y, dim, keepdim, nan_ties):
+    """Where several entries share the maximum, they share its gradient evenly.  A NaN
+    maximum equals nothing, so its gradient is NaN -- unless ``nan_ties``, where the NaN
+    entries share it (torch's choice for x.max() and x.min(), not for amax and amin)."""
+    y = _unreduce(y, x, dim, keepdim)
+    hit = x == y
+    if nan_ties:
+        hit = hit | (isnan(x) & isnan(y))
     return hit / _unreduce(sum(hit, _neg_dims(dim, x.ndim), keepdim), x, dim, keepdim)
 
 
-def _extreme(name, forward):
+def _extreme(name, forward, nan_ties=False):
     return Op(name, lambda x, dim=None, keepdim=False: forward(x, axis=_axes(dim), keepdims=keepdim),
               vjp=(lambda g, y, x, dim=None, keepdim=False:
-                   _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim),),
+                   _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim, nan_ties),),
               jvp=(lambda t, y, x, dim=None, keepdim=False:
-                   sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
+                   sum(t * _amax_share(x, y, dim, keepdim, nan_ties), _neg_dims(dim, x.ndim), keepdim),))
 
 
 # x.max(dim) / x.min(dim): the values at the indices argmax/argmin found (``key`` holds one
@@ -364,7 +401,7 @@ def _picked(name):
 
 max_dim, min_dim = _picked("MaxBackward0"), _picked("MinBackward0")
 amax, amin = _extreme("AmaxBackward0", np.amax), _extreme("AminBackward0", np.amin)
-max_all, min_all = _extreme("MaxBackward1", np.amax), _extreme("MinBackward1", np.amin)  # x.max(), x.min()
+max_all, min_all = _extreme("MaxBackward1", np.amax, True), _extreme("MinBackward1", np.amin, True)  # x.max()
 
 
 # -- shapes: these move numbers around, so their rules move gradients back --------------

@@ -6,6 +6,7 @@ computed from others carries ``grad_fn``, the graph node that made it.  Every
 arithmetic method below just calls an operation from ``ops.py``, where each operation's
 forward and derivative rules live together.
 """
+import sys
 import warnings
 
 import numpy as np
@@ -266,7 +267,7 @@ class Tensor:
     def __rmul__(self, other): return ops.mul(self, other)
     def __truediv__(self, other): return ops.div(self, other)
     def __rtruediv__(self, other): return ops.mul(ops.reciprocal(self), other)   # as torch records 2 / x
-    def __pow__(self, other): return ops.pow(self, other)
+    def __pow__(self, other): return ops.power(self, other)
     def __rpow__(self, other): return ops.pow(other, self)
     def __matmul__(self, other): return ops.matmul(self, other if type(other) is Tensor else _as_tensor(other))
     def __rmatmul__(self, other): return ops.matmul(_as_tensor(other), self)
@@ -306,7 +307,7 @@ class Tensor:
     def ceil(self): return ops.ceil(self)
     def round(self): return ops.round(self)
     def neg(self): return ops.neg(self)
-    def pow(self, exponent): return ops.pow(self, exponent)
+    def pow(self, exponent): return ops.power(self, exponent)
     def add(self, other): return ops.add(self, other)
     def sub(self, other): return _sub(self, other)
     def mul(self, other): return ops.mul(self, other)
@@ -670,11 +671,23 @@ def _key(key):
     if isinstance(key, tuple):
         return tuple(_key(k) for k in key)
     if isinstance(key, Tensor):           # a 0-d integer tensor indexes like an int: a view
+        if key._data.dtype == np.uint8:   # torch still reads uint8 as a mask
+            warnings.warn("indexing with dtype al.uint8 is now deprecated, please use a dtype "
+                          "al.bool instead.", UserWarning, stacklevel=_user_level())
+            return key._data.astype(bool)
         return int(key._data) if key._data.ndim == 0 and key._data.dtype.kind == "i" else key._data
     if isinstance(key, list):
         a = np.asarray(_unwrap(key))
         return a.astype(np.intp) if a.size == 0 else a      # [] picks nothing (not a float index)
     return key
+
+
+def _user_level():
+    """The stacklevel of a warning that names the user's line, the first outside this package."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("autograd_lab"):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 from . import engine, graph, ops  # noqa: E402  (they build on Tensor; Tensor's methods call them)

@@ -26,6 +26,9 @@ CASES = [
     ("where_number_branch", lambda a: al.where(a > 0, a * 2, 1.0), [(4,)], "apart"),
     ("clamp", lambda a: a.clamp(-0.5, 0.5), [(5,)], "apart"),
     ("relu", lambda a: al.relu(a), [(5,)], "apart"),
+    # relu's gradient, an op of its own (ThresholdBackwardBackward0): a function of the seed g
+    ("relu_gradient", lambda g, a: al.autograd.grad(al.relu(a), a, g, create_graph=True)[0],
+     [(5,), (5,)], "apart"),
     ("exp", lambda a: a.exp(), [(3,)], None),
     ("log", lambda a: a.log(), [(3,)], "pos"),
     ("log1p", lambda a: al.log1p(a), [(3,)], "pos"),

@@ -385,6 +385,36 @@ def test_an_error_inside_the_walk_leaves_grads_and_graph_untouched():
     assert x.grad.tolist()[1] == 0.25
 
 
+@pytest.mark.parametrize("grad_shape, message", [
+    ((3,), r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at non-singleton dimension 0\. "),
+    ((1,), r"^output with shape \[1\] doesn't match the broadcast shape \[2\]\. "),
+])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_grad_that_cannot_take_the_gradient_is_refused_before_any_grad_is_written(
+        grad_shape, message, create_graph):
+    # .grad.data = ... can give a .grad another shape; the clash shows only when the walk
+    # is over and the gradients are being written: the earlier leaf must stay as it was
+    a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    a.grad = al.ones(2, dtype=al.float64)
+    b.grad = al.zeros(2, dtype=al.float64)
+    b.grad.data = al.zeros(*grad_shape, dtype=al.float64)
+    y = (a * b).sum()
+    with pytest.raises(RuntimeError, match=message + r".*no \.grad was changed"):
+        y.backward(create_graph=create_graph)
+    assert a.grad.tolist() == [1.0, 1.0] and b.grad.tolist() == [0.0] * grad_shape[0]
+    b.grad = None                          # mended: the graph was not freed by the failed call
+    y.backward()
+    assert a.grad.tolist() == [4.0, 5.0] and b.grad.tolist() == [1.0, 2.0]
+
+
+def test_a_grad_of_a_broadcastable_shape_accumulates_as_in_torch():
+    a = leaf([1.0, 2.0])
+    a.grad = al.zeros(2, dtype=al.float64)
+    a.grad.data = al.zeros(3, 2, dtype=al.float64)
+    (a * 10).sum().backward()
+    assert a.grad.tolist() == [[10.0, 10.0]] * 3
+
+
 def test_unused_input_error_and_allow_unused():
     x, unused = leaf([1.0]), leaf([2.0])
     y = (x * 2).sum()

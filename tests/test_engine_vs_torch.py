@@ -89,11 +89,20 @@ def _error(f):
     lambda lib: lib.dot(lib.ones(3), lib.ones(2)),
     lambda lib: lib.ones(3).item(),
     lambda lib: bool(lib.ones(3)),
+    lambda lib: _backward_into_a_grad_of_shape(lib, 3),
+    lambda lib: _backward_into_a_grad_of_shape(lib, 1),
 ])
 def test_error_texts_start_with_torchs(make):
     ours, theirs = _error(lambda: make(al)), _error(lambda: make(torch))
     assert ours[0] == theirs[0]
     assert ours[1].startswith(theirs[1].split("\n")[0].replace("torch.Size([", "(").rstrip("."))
+
+
+def _backward_into_a_grad_of_shape(lib, n):
+    x = lib.ones(2, requires_grad=True)
+    x.grad = lib.zeros(2)
+    x.grad.data = lib.zeros(n)             # .grad now has another shape than x
+    (x * 2).sum().backward()
 
 
 def test_mismatch_error_matches_torch_up_to_the_shape_spelling():
@@ -222,3 +231,53 @@ def test_squeeze_of_several_dims_matches_torch():
                                   (0, (2, 1), "SqueezeBackward1"), (None, (2,), "SqueezeBackward0")):
             y = x.squeeze() if dims is None else x.squeeze(dims)
             assert tuple(y.shape) == shape and y.grad_fn.name() == name
+
+
+def _grads_of(lib, make_y, values):
+    x = lib.tensor(values, requires_grad=True)
+    make_y(lib, x).sum().backward()
+    return x.grad
+
+
+def _second_derivative(lib, f, values):
+    x = lib.tensor(values, requires_grad=True)
+    g, = lib.autograd.grad(f(x).sum(), x, create_graph=True)
+    return lib.autograd.grad(g.sum(), x)[0]
+
+
+NAN = float("nan")
+CORNERS_LIKE_TORCH = {
+    "relu's gradient at NaN": lambda lib: _grads_of(lib, lambda L, x: L.relu(x), [NAN, 1.0, -1.0]),
+    "maximum's gradient at NaN": lambda lib: _grads_of(lib, lambda L, x: L.maximum(x, L.zeros(3)), [NAN, 1.0, 0.0]),
+    "minimum's gradient at NaN": lambda lib: _grads_of(lib, lambda L, x: L.minimum(L.zeros(3), x), [NAN, -1.0, 0.0]),
+    "max() over NaNs": lambda lib: _grads_of(lib, lambda L, x: x.max(), [NAN, 1.0, NAN]),
+    "min() over a NaN": lambda lib: _grads_of(lib, lambda L, x: x.min(), [2.0, NAN, -1.0]),
+    "amax of a NaN row": lambda lib: _grads_of(lib, lambda L, x: x.amax(1), [[NAN, 1.0], [3.0, 3.0]]),
+    "max(dim) of a NaN row": lambda lib: _grads_of(lib, lambda L, x: x.max(1)[0], [[NAN, 1.0], [3.0, 3.0]]),
+    "clamp at NaN": lambda lib: _grads_of(lib, lambda L, x: x.clamp(0.0, 2.0), [NAN, 1.0, 5.0]),
+    "abs at NaN": lambda lib: _grads_of(lib, lambda L, x: x.abs(), [NAN, -1.0, 2.0]),
+    "sign of NaN": lambda lib: lib.sign(lib.tensor([NAN, -2.0, 0.0, 3.0])),
+    "integer powers, negative tensor exponents":
+        lambda lib: lib.tensor([0, 1, -1, -1, 2, -2, 3]) ** lib.tensor([-1, -3, -3, -2, -1, -1, 2]),
+    "a number to negative integer powers": lambda lib: 2 ** lib.tensor([3, -1]),
+    "relu's second derivative": lambda lib: _second_derivative(lib, lib.relu, [1.0, -2.0]),
+    "softmax over an empty dim": lambda lib: lib.nn.functional.softmax(lib.ones(2, 0), dim=1),
+}
+
+
+@pytest.mark.parametrize("case", list(CORNERS_LIKE_TORCH))
+def test_corner_values_and_gradients_match_torch(case):
+    ours, theirs = (CORNERS_LIKE_TORCH[case](lib) for lib in (al, torch))
+    assert ours.shape == tuple(theirs.shape) and ours.numpy().dtype == theirs.numpy().dtype
+    assert np.array_equal(ours.numpy(), theirs.detach().numpy(), equal_nan=True)
+
+
+def test_a_uint8_index_is_a_mask_as_in_torch():
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor([10.0, 20.0, 30.0], requires_grad=True)
+        with pytest.warns(UserWarning, match="indexing with dtype .*uint8 is now deprecated"):
+            y = x[lib.tensor([1, 0, 1], dtype=lib.uint8)]
+            y.sum().backward()
+        results.append((y.tolist(), x.grad.tolist()))
+    assert results[0] == results[1]

@@ -125,6 +125,65 @@ def test_relu_and_clamp_gradients_at_the_kink_follow_torch():
     assert y.grad.tolist() == [1.0, 1.0, 0.0]
 
 
+def test_relus_gradient_is_recorded_so_its_second_derivative_is_zero():
+    x = al.tensor([1.0, -2.0, 0.25], requires_grad=True)
+    g, = al.autograd.grad(al.relu(x).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "ThresholdBackwardBackward0" and g.tolist() == [1.0, 0.0, 1.0]
+    assert al.autograd.grad(g.sum(), x)[0].tolist() == [0.0, 0.0, 0.0]
+
+
+NAN = float("nan")
+
+
+def test_nan_inputs_get_torchs_gradients():
+    x = al.tensor([NAN, 1.0, -1.0], requires_grad=True)
+    al.relu(x).sum().backward()               # relu passes NaN on, and its gradient
+    assert x.grad.tolist() == [1.0, 1.0, 0.0]
+    a = al.tensor([NAN, 1.0, 2.0], requires_grad=True)
+    b = al.tensor([0.0, NAN, 2.0], requires_grad=True)
+    al.minimum(a, b).sum().backward()         # NaN compares false both ways: both get it all
+    assert a.grad.tolist() == [1.0, 1.0, 0.5] and b.grad.tolist() == [1.0, 1.0, 0.5]
+    x = al.tensor([NAN, 1.0, NAN], requires_grad=True)
+    x.max().backward()                        # x.max() is NaN: its NaN entries share the gradient
+    assert x.grad.tolist() == [0.5, 0.0, 0.5]
+    x = al.tensor([[NAN, 1.0], [3.0, 4.0]], requires_grad=True)
+    x.amax(1).sum().backward()                # amax's NaN row gets NaN, as in torch
+    assert np.isnan(x.grad.numpy()[0]).all() and x.grad.tolist()[1] == [0.0, 1.0]
+    assert al.sign(al.tensor([NAN, -2.0, 0.0])).tolist() == [0.0, -1.0, 0.0]
+    assert al.sign(al.tensor(NAN)).item() == 0.0
+
+
+def test_integer_powers_with_negative_exponent_tensors_round_toward_zero():
+    base = al.tensor([0, 1, -1, -1, 2, -2, 3])
+    exponent = al.tensor([-1, -3, -3, -2, -1, -1, 2])
+    assert (base ** exponent).tolist() == [0, 1, -1, 1, 0, 0, 9]
+    assert (2 ** al.tensor([3, -1])).tolist() == [8, 0]
+    for refused in (lambda: al.tensor([2]) ** -1, lambda: al.tensor([2]).pow(-1), lambda: al.pow(al.tensor(2), -1)):
+        with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):
+            refused()
+    assert (al.tensor([2.0]) ** -1).tolist() == [0.5]
+
+
+def test_a_uint8_index_is_a_mask_with_torchs_warning():
+    x = al.tensor([10.0, 20.0, 30.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="indexing with dtype al.uint8 is now deprecated") as caught:
+        y = x[al.tensor([1, 0, 1], dtype=al.uint8)]
+    assert caught[0].filename == __file__     # the warning names the user's line
+    assert y.tolist() == [10.0, 30.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0]
+    z = al.zeros(3)
+    with pytest.warns(UserWarning):
+        z[al.tensor([0, 1, 1], dtype=al.uint8)] = 5.0
+    assert z.tolist() == [0.0, 5.0, 5.0]
+
+
+def test_softmax_over_an_empty_dim_is_empty():
+    F = al.nn.functional
+    for f in (F.softmax, F.log_softmax):
+        assert f(al.ones(2, 0), dim=1).shape == (2, 0)
+
+
 def test_sqrt_and_norm_at_zero_match_torch():
     x = al.tensor([0.0], requires_grad=True)
     x.sqrt().sum().backward()

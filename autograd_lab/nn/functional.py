@@ -9,14 +9,21 @@ relu = _f.relu
 
 def softmax(input, dim=-1):
     """exp(x) / sum(exp(x)), shifted by the (detached) maximum for stability."""
-    shifted = input - input.amax(dim, keepdim=True).detach()
-    e = shifted.exp()
+    e = _shifted(input, dim).exp()
     return e / e.sum(dim, keepdim=True)
 
 
 def log_softmax(input, dim=-1):
-    shifted = input - input.amax(dim, keepdim=True).detach()
+    shifted = _shifted(input, dim)
     return shifted - shifted.exp().sum(dim, keepdim=True).log()
+
+
+def _shifted(input, dim):
+    """x minus its maximum along dim (detached: the shift changes no result, only the
+    rounding).  An empty dim has no maximum, and nothing to shift."""
+    if input.shape[dim] == 0:
+        return input
+    return input - input.amax(dim, keepdim=True).detach()
 
 
 def mse_loss(input, target, reduction="mean"):
