@@ -24,7 +24,7 @@ from operator import attrgetter
 import numpy as np
 
 from . import ops
-from .graph import broadcast_mismatch, edge
+from .graph import AccumulateGrad, broadcast_mismatch, edge
 from .modes import count, state
 from .tensor import Tensor
 
@@ -150,6 +150,10 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     if inputs is None:
         targets = needed = None
     else:
+        if accumulate:                  # as torch, even if the walk fails: a non-leaf asked
+            for x in inputs:            # about retains its gradient, in later backward() calls too
+                if x.grad_fn is not None:
+                    x.retain_grad()
         targets = set()
         for x in inputs:
             n = edge(x)
@@ -213,7 +217,7 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         writes = []                     # (tensor, gradient, add in place)
         if accumulate:
             for node, g in delivered.items():
-                if node.op is None:     # a leaf's AccumulateGrad
+                if isinstance(node, AccumulateGrad):
                     writes.append((node.variable, g, not create_graph))
                 else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
                     for x in {id(x): x for x in inputs}.values():      # once, even if listed twice
@@ -222,15 +226,11 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         for t, g in retained:           # retained gradients accumulate, like a leaf's
             if not (accumulate and inputs is not None and any(t is x for x in inputs)):
                 writes.append((t, g, False))   # (unless backward(inputs=[t]) just did)
-        for t, g, _ in writes:
+        for t, g, in_place in writes:
             if t._grad is not None and t._grad._data.shape != g.shape:
-                _check_fits(t, g)
+                _check_fits(t, g, in_place)
         for t, g, in_place in writes:
             _accumulate(t, g, taken, in_place)
-        if accumulate:
-            for x in inputs or ():      # as torch: a non-leaf asked about retains its gradient
-                if x.grad_fn is not None:   # in later backward() calls too
-                    x.retain_grad()
     finally:
         state.grad_enabled = grad_mode
     if not retain_graph:
@@ -406,13 +406,15 @@ def _owned(g, taken):
     return Tensor._make(g)
 
 
-def _check_fits(t, g):
-    """Refuse, before any .grad is written, a gradient that cannot be added into ``t.grad``
-    (whose array ``t.grad.data = ...`` replaced by one of another shape)."""
+def _check_fits(t, g, in_place):
+    """Refuse, before any .grad is written, a gradient that cannot be added to ``t.grad``
+    (whose array ``t.grad.data = ...`` replaced by one of another shape).  Where torch
+    adds the two anyway, broadcasting, so does autograd_lab: out of place, any shapes that
+    broadcast; in place, only into a .grad that keeps its shape."""
     have = tuple(t._grad._data.shape)
     bad = broadcast_mismatch(have, g.shape)
-    if bad is None and np.broadcast_shapes(have, g.shape) == have:
-        return                          # it broadcasts into .grad: torch adds it the same way
+    if bad is None and (not in_place or np.broadcast_shapes(have, g.shape) == have):
+        return
     if bad is not None:
         text = (f"The size of tensor a ({bad[0]}) must match the size of tensor b ({bad[1]}) "
                 f"at non-singleton dimension {bad[2]}")

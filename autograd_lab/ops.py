@@ -49,6 +49,13 @@ def _unreduce(g, x, dim, keepdim):
     return expand(g, x.shape)
 
 
+def _zeros_like(g):
+    """A gradient of zeros shaped like g, as torch's zeros_like(grad): not g * 0, which is
+    NaN where g is inf or NaN.  It depends on nothing, so it is never recorded."""
+    data = g._data if isinstance(g, Tensor) else g
+    return np.zeros(data.shape, data.dtype)
+
+
 def _reduce_name(base):
     return lambda args, p: f"{base}Backward{0 if p.get('dim') is None else 1}"
 
@@ -106,7 +113,7 @@ def _pow_base(g, y, a, b):
     # d(a^b)/da = b a^(b-1); torch defines it as 0 where b == 0 (even at a == 0)
     if isinstance(b, (int, float)):
         if b == 0:
-            return g * 0
+            return _zeros_like(g)
         return g * b * (a if b == 2 else a ** (b - 1))     # a ** 1 is a: no power to compute
     return where(b == 0, 0.0, g * b * a ** (b - 1))
 
@@ -117,7 +124,7 @@ def _pow_exponent(g, y, a, b):
 
 
 def _pow_forward(a, b):
-    if np.asarray(b).dtype.kind in "biu" and np.asarray(a).dtype.kind in "biu" and np.any(np.asarray(b) < 0):
+    if np.asarray(a).dtype.kind in "biu" and np.asarray(b).dtype.kind in "biu" and np.any(np.asarray(b) < 0):
         return _int_pow(np.asarray(a), np.asarray(b))
     return a ** b                     # NumPy's ** squares for 2 and takes sqrt for 0.5, as torch does
 
@@ -131,11 +138,17 @@ def _int_pow(a, b):
 
 
 def power(base, exponent):
-    """``base ** exponent`` as torch's operator and ``pow`` take it: an integer tensor to a
-    negative Python integer power is refused (a tensor of exponents is computed)."""
-    if type(exponent) is int and exponent < 0 and type(base) is Tensor and base._data.dtype.kind in "biu":
+    """``tensor ** exponent``, ``tensor.pow`` and ``al.pow`` call this, not the op ``pow``
+    below: torch refuses an integer tensor to a negative *number* (not tensor) power, and
+    only here is a number still told apart from a tensor (``pow`` sees arrays)."""
+    if (type(base) is Tensor and base._data.dtype.kind in "biu" and _is_int_number(exponent)
+            and exponent < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return pow(base, exponent)
+
+
+def _is_int_number(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
 pow = Op(lambda args, p: ("PowBackward1" if isinstance(args[1], Tensor) else "PowBackward0")
@@ -147,23 +160,29 @@ pow = Op(lambda args, p: ("PowBackward1" if isinstance(args[1], Tensor) else "Po
 
 
 def _max_share(a, b):
-    """a's share of maximum(a, b)'s gradient: none where b is larger, half where they tie
-    (as torch), else all -- also at a NaN, which compares false both ways (as torch)."""
-    return where(a < b, 0.0, where(a == b, 0.5, 1.0))
+    """a's share of maximum(a, b)'s gradient, as torch: all of it where b is not larger --
+    also where either is NaN, as NaN compares false -- and half where they tie."""
+    return ~(a < b) + (a == b) * -0.5
+
+
+def _max_pick(a, b):
+    """a's share of maximum(a, b)'s tangent: torch's forward rule is not its backward rule
+    at a NaN, where the tangent of b alone goes through."""
+    return (a > b) + (a == b) * 0.5
 
 
 maximum = Op("MaximumBackward0", np.maximum,
              vjp=(lambda g, y, a, b: g * _max_share(a, b),
                   lambda g, y, a, b: g * _max_share(b, a)),
-             jvp=(lambda t, y, a, b: t * _max_share(a, b),
-                  lambda t, y, a, b: t * _max_share(b, a)),
+             jvp=(lambda t, y, a, b: t * _max_pick(a, b),
+                  lambda t, y, a, b: t * (1 - _max_pick(a, b))),
              promote=True, saves="inputs")
 
 minimum = Op("MinimumBackward0", np.minimum,
              vjp=(lambda g, y, a, b: g * _max_share(b, a),
                   lambda g, y, a, b: g * _max_share(a, b)),
-             jvp=(lambda t, y, a, b: t * _max_share(b, a),
-                  lambda t, y, a, b: t * _max_share(a, b)),
+             jvp=(lambda t, y, a, b: t * _max_pick(b, a),
+                  lambda t, y, a, b: t * (1 - _max_pick(b, a))),
              promote=True, saves="inputs")
 
 
@@ -203,20 +222,29 @@ def _relu_forward(x):
     return np.maximum(x, 0)
 
 
+def _threshold_backward_forward(g, y):
+    """g where y > 0 (or is NaN, which relu passes on), else 0 -- exactly 0, even where g
+    is inf or NaN.  (g * mask is fast, np.where(y <= 0, 0, g) is not; inf * 0 is NaN.)"""
+    out = np.asarray(g * ~(y <= 0))
+    if np.isnan(out).any():
+        np.copyto(out, 0, where=y <= 0)
+    return out
+
+
+# relu's gradient is an operation of its own, as in torch.  Recorded under create_graph,
+# it gives relu a second derivative of 0 (the mask does not move with y), not "does not
+# require grad".
+threshold_backward = Op("ThresholdBackwardBackward0", _threshold_backward_forward,
+                        vjp=(lambda g2, out, g, y: threshold_backward(g2, y),
+                             lambda g2, out, g, y: _zeros_like(g2)),
+                        jvp=(lambda t, out, g, y: threshold_backward(t, y),
+                             lambda t, out, g, y: _zeros_like(t)),
+                        promote=True, saves="inputs")
+
 relu = Op("ReluBackward0", _relu_forward,
           vjp=(lambda g, y, x: threshold_backward(g, y),),
           jvp=(lambda t, y, x: threshold_backward(t, y),),
           saves="output")
-
-# relu's gradient is an operation of its own, as in torch: g where the output is positive
-# (or NaN, which relu passes on), 0 where it is not.  Recorded under create_graph, it gives
-# relu a second derivative of 0 (the mask does not move), not "does not require grad".
-threshold_backward = Op("ThresholdBackwardBackward0", lambda g, y: np.where(y <= 0, 0, g),
-                        vjp=(lambda g2, out, g, y: threshold_backward(g2, y),
-                             lambda g2, out, g, y: g2 * 0),
-                        jvp=(lambda t, out, g, y: threshold_backward(t, y),
-                             lambda t, out, g, y: t * 0),
-                        promote=True, saves="inputs")
 
 
 # -- elementwise functions ------------------------------------------------------------
@@ -268,13 +296,15 @@ abs = Op("AbsBackward0", np.abs,
 # piecewise-constant functions: derivative zero wherever it exists (a gradient of
 # zeros, not none: the graph goes on, but nothing flows through)
 def _flat(name, forward):
-    return Op(name, forward, vjp=(lambda g, y, x: g * 0,), jvp=(lambda t, y, x: t * 0,),
+    return Op(name, forward, vjp=(lambda g, y, x: _zeros_like(g),), jvp=(lambda t, y, x: _zeros_like(t),),
               saves=False)
 
 
 def _sign_forward(x):
     s = np.sign(x)
-    return np.where(np.isnan(s), 0, s)    # torch's sign of NaN is 0, NumPy's is NaN
+    if s.dtype.kind == "f" and np.isnan(s).any():     # torch's sign of NaN is 0, NumPy's NaN
+        s = np.where(np.isnan(s), 0, s)
+    return s
 
 
 sign, floor = _flat("SignBackward0", _sign_forward), _flat("FloorBackward0", np.floor)
@@ -357,23 +387,26 @@ norm = Op("LinalgVectorNormBackward0", _norm_forward,
                where(y == 0, 0.0, sum(t * x, _neg_dims(dim, x.ndim), keepdim) / y),))
 
 
-def _amax_share(x, y, dim, keepdim, nan_ties):
-    """Where several entries share the maximum, they share its gradient evenly.  A NaN
-    maximum equals nothing, so its gradient is NaN -- unless ``nan_ties``, where the NaN
-    entries share it (torch's choice for x.max() and x.min(), not for amax and amin)."""
-    y = _unreduce(y, x, dim, keepdim)
-    hit = x == y
-    if nan_ties:
-        hit = hit | (isnan(x) & isnan(y))
+def _amax_share(x, y, dim, keepdim):
+    """Where several entries share the maximum, they share its gradient evenly (a NaN
+    maximum equals nothing: its gradient is NaN, as in torch)."""
+    hit = x == _unreduce(y, x, dim, keepdim)
     return hit / _unreduce(sum(hit, _neg_dims(dim, x.ndim), keepdim), x, dim, keepdim)
 
 
-def _extreme(name, forward, nan_ties=False):
+def _spread_evenly(g, y, x, dim=None, keepdim=False):
+    """x.max()'s gradient, as torch: shared evenly by the entries equal to the maximum --
+    the NaN entries, if the maximum is NaN -- and exactly 0 elsewhere, whatever g is."""
+    hit = (x == y) | (isnan(x) & isnan(y))
+    return where(hit, _unreduce(g / sum(hit), x, None, False), 0.0)
+
+
+def _extreme(name, forward, vjp=None):
     return Op(name, lambda x, dim=None, keepdim=False: forward(x, axis=_axes(dim), keepdims=keepdim),
-              vjp=(lambda g, y, x, dim=None, keepdim=False:
-                   _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim, nan_ties),),
+              vjp=(vjp or (lambda g, y, x, dim=None, keepdim=False:
+                           _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim)),),
               jvp=(lambda t, y, x, dim=None, keepdim=False:
-                   sum(t * _amax_share(x, y, dim, keepdim, nan_ties), _neg_dims(dim, x.ndim), keepdim),))
+                   sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
 
 
 # x.max(dim) / x.min(dim): the values at the indices argmax/argmin found (``key`` holds one
@@ -401,7 +434,8 @@ def _picked(name):
 
 max_dim, min_dim = _picked("MaxBackward0"), _picked("MinBackward0")
 amax, amin = _extreme("AmaxBackward0", np.amax), _extreme("AminBackward0", np.amin)
-max_all, min_all = _extreme("MaxBackward1", np.amax, True), _extreme("MinBackward1", np.amin, True)  # x.max()
+max_all = _extreme("MaxBackward1", np.amax, vjp=_spread_evenly)   # x.max(), x.min(): no dim
+min_all = _extreme("MinBackward1", np.amin, vjp=_spread_evenly)
 
 
 # -- shapes: these move numbers around, so their rules move gradients back --------------

@@ -536,6 +536,11 @@ class Tensor:
         return self._write(src)
 
     def __setitem__(self, key, value):
+        only = key[0] if type(key) is tuple and len(key) == 1 else key
+        if type(only) is Tensor and only._data.dtype == np.uint8 and np.size(_unwrap(value)) == 1:
+            # torch fills through a mask with masked_fill_, which takes bool masks only
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                               "unsigned char")
         return self._write(value, _key(key))
 
     def add_(self, other, alpha=1):
@@ -671,9 +676,10 @@ def _key(key):
     if isinstance(key, tuple):
         return tuple(_key(k) for k in key)
     if isinstance(key, Tensor):           # a 0-d integer tensor indexes like an int: a view
-        if key._data.dtype == np.uint8:   # torch still reads uint8 as a mask
-            warnings.warn("indexing with dtype al.uint8 is now deprecated, please use a dtype "
-                          "al.bool instead.", UserWarning, stacklevel=_user_level())
+        if key._data.dtype == np.uint8:   # torch still reads uint8 as a mask (a 0-d one quietly)
+            if key._data.ndim:
+                warnings.warn("indexing with dtype al.uint8 is now deprecated, please use a dtype "
+                              "al.bool instead.", UserWarning, stacklevel=_user_level())
             return key._data.astype(bool)
         return int(key._data) if key._data.ndim == 0 and key._data.dtype.kind == "i" else key._data
     if isinstance(key, list):
@@ -685,9 +691,13 @@ def _key(key):
 def _user_level():
     """The stacklevel of a warning that names the user's line, the first outside this package."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("autograd_lab"):
+    while frame is not None and _ours(frame.f_globals.get("__name__", "")):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def _ours(module):
+    return module == "autograd_lab" or module.startswith("autograd_lab.")
 
 
 from . import engine, graph, ops  # noqa: E402  (they build on Tensor; Tensor's methods call them)

@@ -385,13 +385,13 @@ def test_an_error_inside_the_walk_leaves_grads_and_graph_untouched():
     assert x.grad.tolist()[1] == 0.25
 
 
-@pytest.mark.parametrize("grad_shape, message", [
-    ((3,), r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at non-singleton dimension 0\. "),
-    ((1,), r"^output with shape \[1\] doesn't match the broadcast shape \[2\]\. "),
+@pytest.mark.parametrize("grad_shape, create_graph, message", [
+    ((3,), False, r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at non-singleton dimension 0\. "),
+    ((3,), True, r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at non-singleton dimension 0\. "),
+    ((1,), False, r"^output with shape \[1\] doesn't match the broadcast shape \[2\]\. "),   # in place
 ])
-@pytest.mark.parametrize("create_graph", [False, True])
 def test_a_grad_that_cannot_take_the_gradient_is_refused_before_any_grad_is_written(
-        grad_shape, message, create_graph):
+        grad_shape, create_graph, message):
     # .grad.data = ... can give a .grad another shape; the clash shows only when the walk
     # is over and the gradients are being written: the earlier leaf must stay as it was
     a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])
@@ -411,8 +411,25 @@ def test_a_grad_of_a_broadcastable_shape_accumulates_as_in_torch():
     a = leaf([1.0, 2.0])
     a.grad = al.zeros(2, dtype=al.float64)
     a.grad.data = al.zeros(3, 2, dtype=al.float64)
-    (a * 10).sum().backward()
+    (a * 10).sum().backward()              # in place: into the bigger .grad
     assert a.grad.tolist() == [[10.0, 10.0]] * 3
+    a.grad.data = al.zeros(1, dtype=al.float64)
+    (a * 10).sum().backward(create_graph=True)      # out of place: .grad + gradient
+    assert a.grad.tolist() == [10.0, 10.0]
+    y = a * 1.0
+    y.retain_grad()
+    (y * 2).sum().backward(retain_graph=True)
+    y.grad.data = al.zeros(1, dtype=al.float64)
+    (y * 2).sum().backward(inputs=[y])     # a non-leaf's .grad: out of place too
+    assert y.grad.tolist() == [2.0, 2.0]
+
+
+def test_backward_inputs_retains_a_non_leafs_gradient_even_if_the_walk_fails():
+    x = leaf([1.0, -1.0])
+    y = x * 2
+    with al.autograd.detect_anomaly(), pytest.raises(RuntimeError, match="SqrtBackward0"):
+        y.sqrt().sum().backward(inputs=[x, y])
+    assert y.retains_grad and x.grad is None and y.grad is None      # as torch
 
 
 def test_unused_input_error_and_allow_unused():

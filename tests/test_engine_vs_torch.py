@@ -245,7 +245,13 @@ def _second_derivative(lib, f, values):
     return lib.autograd.grad(g.sum(), x)[0]
 
 
-NAN = float("nan")
+def _seeded_grad(lib, f, values, seed):
+    x = lib.tensor(values, requires_grad=True)
+    y = f(x)
+    return lib.autograd.grad(y, x, lib.full_like(y, seed) if isinstance(seed, float) else lib.tensor(seed))[0]
+
+
+NAN, INF = float("nan"), float("inf")
 CORNERS_LIKE_TORCH = {
     "relu's gradient at NaN": lambda lib: _grads_of(lib, lambda L, x: L.relu(x), [NAN, 1.0, -1.0]),
     "maximum's gradient at NaN": lambda lib: _grads_of(lib, lambda L, x: L.maximum(x, L.zeros(3)), [NAN, 1.0, 0.0]),
@@ -262,6 +268,22 @@ CORNERS_LIKE_TORCH = {
     "a number to negative integer powers": lambda lib: 2 ** lib.tensor([3, -1]),
     "relu's second derivative": lambda lib: _second_derivative(lib, lib.relu, [1.0, -2.0]),
     "softmax over an empty dim": lambda lib: lib.nn.functional.softmax(lib.ones(2, 0), dim=1),
+    "softmax of a number": lambda lib: lib.nn.functional.log_softmax(lib.tensor(2.0), dim=-1),
+    # a seed of inf or NaN: zeros stay exactly zero where the rule says zero
+    "max()'s gradient, an inf seed": lambda lib: _seeded_grad(lib, lambda x: x.max(), [1.0, 3.0, 2.0], INF),
+    "relu's second derivative, inf and NaN seeds": lambda lib: _seeded_grad(
+        lib, lambda x: lib.autograd.grad(lib.relu(x).sum(), x, create_graph=True)[0], [1.0, -1.0, 2.0],
+        [INF, INF, NAN]),
+    "sign's gradient, inf seeds": lambda lib: _seeded_grad(lib, lambda x: x.sign(), [1.0, -1.0], [INF, NAN]),
+    # forward mode at NaN
+    "x.max()'s tangent at NaN": lambda lib: lib.func.jvp(lambda x: x.max(), (lib.tensor([NAN, 1.0, NAN]),),
+                                                          (lib.tensor([1.0, 10.0, 100.0]),))[1],
+    "maximum's tangent at NaN": lambda lib: lib.func.jvp(
+        lib.maximum, (lib.tensor([NAN, 1.0, 3.0]), lib.tensor([0.0, NAN, 3.0])),
+        (lib.tensor([1.0, 10.0, 100.0]), lib.tensor([2.0, 20.0, 200.0])))[1],
+    "minimum's tangent at NaN": lambda lib: lib.func.jvp(
+        lib.minimum, (lib.tensor([NAN, 1.0, 3.0]), lib.tensor([0.0, NAN, 3.0])),
+        (lib.tensor([1.0, 10.0, 100.0]), lib.tensor([2.0, 20.0, 200.0])))[1],
 }
 
 
@@ -270,6 +292,17 @@ def test_corner_values_and_gradients_match_torch(case):
     ours, theirs = (CORNERS_LIKE_TORCH[case](lib) for lib in (al, torch))
     assert ours.shape == tuple(theirs.shape) and ours.numpy().dtype == theirs.numpy().dtype
     assert np.array_equal(ours.numpy(), theirs.detach().numpy(), equal_nan=True)
+
+
+def test_refusals_about_integer_powers_and_uint8_masks_match_torchs():
+    for make in (lambda lib: lib.tensor([2, 1]) ** np.int64(-1),
+                 lambda lib: lib.zeros(3).__setitem__(lib.tensor([0, 1, 1], dtype=lib.uint8), 5.0)):
+        texts = []
+        for lib in (al, torch):
+            with pytest.raises(RuntimeError) as e:
+                make(lib)
+            texts.append(str(e.value))
+        assert texts[0] == texts[1]
 
 
 def test_a_uint8_index_is_a_mask_as_in_torch():

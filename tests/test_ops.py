@@ -1,5 +1,7 @@
 """Every operation of the rules table, checked against finite differences (float64),
 with broadcasting in every direction and with a batch of seeds."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -153,12 +155,32 @@ def test_nan_inputs_get_torchs_gradients():
     assert al.sign(al.tensor(NAN)).item() == 0.0
 
 
+def test_a_zero_gradient_stays_zero_under_an_inf_or_nan_seed():
+    INF = float("inf")
+    x = al.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    assert al.autograd.grad(x.max(), x, al.tensor(INF))[0].tolist() == [0.0, INF, 0.0]
+    assert al.autograd.grad(x.sign(), x, al.tensor([INF, NAN, 1.0]))[0].tolist() == [0.0, 0.0, 0.0]
+    x = al.tensor([1.0, -1.0], requires_grad=True)
+    assert al.autograd.grad(al.relu(x), x, al.tensor([NAN, INF]))[0].tolist()[1] == 0.0
+    g, = al.autograd.grad(al.relu(x).sum(), x, create_graph=True)
+    assert al.autograd.grad(g, x, al.tensor([INF, NAN]))[0].tolist() == [0.0, 0.0]
+
+
+def test_forward_mode_at_nan_follows_torchs_forward_rules():
+    t = al.func.jvp(lambda x: x.max(), (al.tensor([NAN, 1.0, NAN]),), (al.tensor([1.0, 10.0, 100.0]),))[1]
+    assert np.isnan(t.item())                 # no NaN tie-break going forward
+    t = al.func.jvp(al.maximum, (al.tensor([NAN, 1.0]), al.tensor([0.0, NAN])),
+                    (al.tensor([1.0, 10.0]), al.tensor([2.0, 20.0])))[1]
+    assert t.tolist() == [2.0, 20.0]          # at a NaN, only the second input's tangent
+
+
 def test_integer_powers_with_negative_exponent_tensors_round_toward_zero():
     base = al.tensor([0, 1, -1, -1, 2, -2, 3])
     exponent = al.tensor([-1, -3, -3, -2, -1, -1, 2])
     assert (base ** exponent).tolist() == [0, 1, -1, 1, 0, 0, 9]
     assert (2 ** al.tensor([3, -1])).tolist() == [8, 0]
-    for refused in (lambda: al.tensor([2]) ** -1, lambda: al.tensor([2]).pow(-1), lambda: al.pow(al.tensor(2), -1)):
+    for refused in (lambda: al.tensor([2]) ** -1, lambda: al.tensor([2]).pow(-1), lambda: al.pow(al.tensor(2), -1),
+                    lambda: al.tensor([2]) ** np.int64(-1)):
         with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):
             refused()
     assert (al.tensor([2.0]) ** -1).tolist() == [0.5]
@@ -174,14 +196,27 @@ def test_a_uint8_index_is_a_mask_with_torchs_warning():
     assert x.grad.tolist() == [1.0, 0.0, 1.0]
     z = al.zeros(3)
     with pytest.warns(UserWarning):
-        z[al.tensor([0, 1, 1], dtype=al.uint8)] = 5.0
-    assert z.tolist() == [0.0, 5.0, 5.0]
+        z[al.tensor([0, 1, 1], dtype=al.uint8)] = al.tensor([5.0, 6.0])
+    assert z.tolist() == [0.0, 5.0, 6.0]
+    for value in (5.0, al.tensor(5.0), al.tensor([5.0])):   # one value: torch's masked_fill_ refuses
+        with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got "
+                                               "mask with dtype unsigned char$"):
+            z[al.tensor([0, 1, 1], dtype=al.uint8)] = value
+    assert z.tolist() == [0.0, 5.0, 6.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")         # a 0-d uint8 mask: no warning, as in torch
+        assert x[al.tensor(1, dtype=al.uint8)].shape == (1, 3)
 
 
-def test_softmax_over_an_empty_dim_is_empty():
+def test_softmax_over_an_empty_dim_is_empty_and_a_number_is_its_own_softmax():
     F = al.nn.functional
     for f in (F.softmax, F.log_softmax):
         assert f(al.ones(2, 0), dim=1).shape == (2, 0)
+        with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of "
+                                             r"\[-2, 1\], but got 2\)$"):
+            f(al.ones(2, 3), dim=2)
+    assert F.softmax(al.tensor(2.0), dim=-1).item() == 1.0
+    assert F.log_softmax(al.tensor(2.0), dim=0).item() == 0.0
 
 
 def test_sqrt_and_norm_at_zero_match_torch():

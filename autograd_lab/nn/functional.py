@@ -1,6 +1,6 @@
 """``al.nn.functional``: activations and losses built from the rules table."""
 from .. import functions as _f
-from ..tensor import Tensor as _Tensor
+from ..tensor import Tensor as _Tensor, _neg
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
@@ -21,7 +21,8 @@ def log_softmax(input, dim=-1):
 def _shifted(input, dim):
     """x minus its maximum along dim (detached: the shift changes no result, only the
     rounding).  An empty dim has no maximum, and nothing to shift."""
-    if input.shape[dim] == 0:
+    d = _neg(dim, input.ndim)             # torch's IndexError for a dim out of range
+    if input.ndim and input.shape[d] == 0:
         return input
     return input - input.amax(dim, keepdim=True).detach()
 
