@@ -150,10 +150,9 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     if inputs is None:
         targets = needed = None
     else:
-        if accumulate:                  # as torch, even if the walk fails: a non-leaf asked
-            for x in inputs:            # about retains its gradient, in later backward() calls too
-                if x.grad_fn is not None:
-                    x.retain_grad()
+        if accumulate:                  # as torch, one by one and even if the walk fails: a
+            for x in inputs:            # non-leaf asked about retains its gradient (later too)
+                x.retain_grad()
         targets = set()
         for x in inputs:
             n = edge(x)

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes
 from .graph import Op, broadcast_mismatch
-from .tensor import Tensor, _key, _neg
+from .tensor import Tensor, _key, _neg, check_masks
 
 
 # -- helpers the rules share -------------------------------------------------------
@@ -54,6 +54,18 @@ def _zeros_like(g):
     NaN where g is inf or NaN.  It depends on nothing, so it is never recorded."""
     data = g._data if isinstance(g, Tensor) else g
     return np.zeros(data.shape, data.dtype)
+
+
+def _routed(g, share, elsewhere):
+    """g * share, with exact zeros where the gradient went ``elsewhere``: there g * 0 would
+    be NaN if g is inf or NaN, and torch's rules fill in 0."""
+    r = g * share
+    if isinstance(r, Tensor):
+        return where(elsewhere, 0.0, r)
+    if np.isnan(r).any():
+        r = np.array(r)                 # (a fresh array: a 0-d product is a NumPy number)
+        np.copyto(r, 0, where=elsewhere)
+    return r
 
 
 def _reduce_name(base):
@@ -172,15 +184,15 @@ def _max_pick(a, b):
 
 
 maximum = Op("MaximumBackward0", np.maximum,
-             vjp=(lambda g, y, a, b: g * _max_share(a, b),
-                  lambda g, y, a, b: g * _max_share(b, a)),
+             vjp=(lambda g, y, a, b: _routed(g, _max_share(a, b), a < b),
+                  lambda g, y, a, b: _routed(g, _max_share(b, a), b < a)),
              jvp=(lambda t, y, a, b: t * _max_pick(a, b),
                   lambda t, y, a, b: t * (1 - _max_pick(a, b))),
              promote=True, saves="inputs")
 
 minimum = Op("MinimumBackward0", np.minimum,
-             vjp=(lambda g, y, a, b: g * _max_share(b, a),
-                  lambda g, y, a, b: g * _max_share(a, b)),
+             vjp=(lambda g, y, a, b: _routed(g, _max_share(b, a), a > b),
+                  lambda g, y, a, b: _routed(g, _max_share(a, b), b > a)),
              jvp=(lambda t, y, a, b: t * _max_pick(b, a),
                   lambda t, y, a, b: t * (1 - _max_pick(b, a))),
              promote=True, saves="inputs")
@@ -223,12 +235,9 @@ def _relu_forward(x):
 
 
 def _threshold_backward_forward(g, y):
-    """g where y > 0 (or is NaN, which relu passes on), else 0 -- exactly 0, even where g
-    is inf or NaN.  (g * mask is fast, np.where(y <= 0, 0, g) is not; inf * 0 is NaN.)"""
-    out = np.asarray(g * ~(y <= 0))
-    if np.isnan(out).any():
-        np.copyto(out, 0, where=y <= 0)
-    return out
+    """g where y > 0 (or is NaN, which relu passes on), else exactly 0."""
+    off = y <= 0
+    return np.asarray(_routed(g, ~off, off))
 
 
 # relu's gradient is an operation of its own, as in torch.  Recorded under create_graph,
@@ -397,8 +406,8 @@ def _amax_share(x, y, dim, keepdim):
 def _spread_evenly(g, y, x, dim=None, keepdim=False):
     """x.max()'s gradient, as torch: shared evenly by the entries equal to the maximum --
     the NaN entries, if the maximum is NaN -- and exactly 0 elsewhere, whatever g is."""
-    hit = (x == y) | (isnan(x) & isnan(y))
-    return where(hit, _unreduce(g / sum(hit), x, None, False), 0.0)
+    hit = isnan(x) if isnan(y) else x == y
+    return _routed(_unreduce(g / sum(hit), x, None, False), hit, ~hit)
 
 
 def _extreme(name, forward, vjp=None):
@@ -558,7 +567,11 @@ def _ints_first(full):
 def _index_forward(x, key, lead=0):
     full = (slice(None),) * lead + key if lead else key
     split = _ints_first(full)
-    out = x[full] if split is None else x[split[0]][split[1]]
+    try:
+        out = x[full] if split is None else x[split[0]][split[1]]
+    except IndexError:
+        check_masks(x.shape, full)    # a mask of the wrong shape, in torch's words
+        raise
     if type(out) is not np.ndarray:   # every dimension indexed by an int: NumPy gives a copied
         out = x[full + (Ellipsis,)]   # number; the trailing ... gives a 0-d view, as torch
     return out

@@ -536,12 +536,17 @@ class Tensor:
         return self._write(src)
 
     def __setitem__(self, key, value):
-        only = key[0] if type(key) is tuple and len(key) == 1 else key
-        if type(only) is Tensor and only._data.dtype == np.uint8 and np.size(_unwrap(value)) == 1:
-            # torch fills through a mask with masked_fill_, which takes bool masks only
+        if np.size(_unwrap(value)) == 1 and _one_uint8_mask(key):
+            # torch writes one value through a lone mask with masked_fill_, bool masks only
+            # (after checking the mask's shape; it reads no uint8 mask, so it warns nothing)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                check_masks(self._data.shape, _key(key))
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                                "unsigned char")
-        return self._write(value, _key(key))
+        arrays = _key(key)
+        check_masks(self._data.shape, arrays)
+        return self._write(value, arrays)
 
     def add_(self, other, alpha=1):
         return self._inplace(np.add, other if alpha == 1 else other * alpha)
@@ -668,6 +673,54 @@ def _unwrap(data):
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data
+
+
+def _one_uint8_mask(key):
+    """Whether the index is one uint8 mask (at least 1-d) among plain indices: ints,
+    slices, None, ... and 0-d integer tensors."""
+    masks = 0
+    for k in key if type(key) is tuple else (key,):
+        if isinstance(k, Tensor) and k._data.ndim and k._data.dtype == np.uint8:
+            masks += 1
+        elif isinstance(k, (Tensor, list, np.ndarray)) and not (
+                isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind == "i"):
+            return False
+    return masks == 1
+
+
+def check_masks(shape, key):
+    """Refuse, with torch's words, a bool mask whose shape does not match the dimensions it
+    indexes.  As torch, ints and slices apply first: the shape named is the one they leave."""
+    key = key if type(key) is tuple else (key,)
+    claimed = sum(k.ndim if _is_mask(k) else 0 if k is None or k is Ellipsis else 1 for k in key)
+    dims, left, masks = [], list(shape), []
+    for k in key:
+        if k is Ellipsis:                   # the dimensions no other entry claims
+            take = max(len(shape) - claimed, 0)
+            dims, left = dims + left[:take], left[take:]
+        elif k is None:
+            dims.append(1)
+        elif not left:
+            return                          # too many indices: NumPy's own error follows
+        elif _is_mask(k):
+            masks.append((k, len(dims)))
+            dims, left = dims + left[:k.ndim], left[k.ndim:]
+        elif isinstance(k, slice):
+            dims.append(len(range(*k.indices(left.pop(0)))))
+        elif isinstance(k, np.ndarray):     # integer indices: the dimension stays for now
+            dims.append(left.pop(0))
+        else:                               # an int: applied before the masks are read
+            left.pop(0)
+    dims += left
+    for mask, start in masks:
+        for j, n in enumerate(mask.shape):
+            if start + j >= len(dims) or dims[start + j] != n:
+                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not "
+                                 f"match the shape of the indexed tensor {dims} at index {start + j}")
+
+
+def _is_mask(k):
+    return isinstance(k, np.ndarray) and k.dtype == bool
 
 
 def _key(key):

@@ -430,6 +430,10 @@ def test_backward_inputs_retains_a_non_leafs_gradient_even_if_the_walk_fails():
     with al.autograd.detect_anomaly(), pytest.raises(RuntimeError, match="SqrtBackward0"):
         y.sqrt().sum().backward(inputs=[x, y])
     assert y.retains_grad and x.grad is None and y.grad is None      # as torch
+    z, n = x * 3, al.tensor([1.0, 2.0], dtype=al.float64)
+    with pytest.raises(RuntimeError, match="^can't retain_grad on Tensor that has requires_grad=False$"):
+        (z * n).sum().backward(inputs=[n, z])   # one by one, as torch: n refuses before z retains
+    assert not z.retains_grad
 
 
 def test_unused_input_error_and_allow_unused():

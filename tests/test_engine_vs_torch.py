@@ -1,4 +1,6 @@
 """The same cases through torch and autograd_lab: values, gradients, printed forms, errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -271,6 +273,10 @@ CORNERS_LIKE_TORCH = {
     "softmax of a number": lambda lib: lib.nn.functional.log_softmax(lib.tensor(2.0), dim=-1),
     # a seed of inf or NaN: zeros stay exactly zero where the rule says zero
     "max()'s gradient, an inf seed": lambda lib: _seeded_grad(lib, lambda x: x.max(), [1.0, 3.0, 2.0], INF),
+    "maximum's gradient, inf and NaN seeds": lambda lib: _seeded_grad(
+        lib, lambda x: lib.maximum(x, lib.tensor([2.0, 1.0, 2.0])), [1.0, 3.0, 2.0], [INF, NAN, INF]),
+    "minimum's gradient, inf and NaN seeds": lambda lib: _seeded_grad(
+        lib, lambda x: lib.minimum(lib.tensor([2.0, 1.0, 2.0]), x), [1.0, 3.0, 2.0], [INF, NAN, INF]),
     "relu's second derivative, inf and NaN seeds": lambda lib: _seeded_grad(
         lib, lambda x: lib.autograd.grad(lib.relu(x).sum(), x, create_graph=True)[0], [1.0, -1.0, 2.0],
         [INF, INF, NAN]),
@@ -294,15 +300,49 @@ def test_corner_values_and_gradients_match_torch(case):
     assert np.array_equal(ours.numpy(), theirs.detach().numpy(), equal_nan=True)
 
 
-def test_refusals_about_integer_powers_and_uint8_masks_match_torchs():
-    for make in (lambda lib: lib.tensor([2, 1]) ** np.int64(-1),
-                 lambda lib: lib.zeros(3).__setitem__(lib.tensor([0, 1, 1], dtype=lib.uint8), 5.0)):
-        texts = []
-        for lib in (al, torch):
-            with pytest.raises(RuntimeError) as e:
-                make(lib)
-            texts.append(str(e.value))
-        assert texts[0] == texts[1]
+def _written(lib, shape, key, value):
+    t = lib.zeros(*shape)
+    t[key(lib)] = value(lib) if callable(value) else value
+    return t
+
+
+def _u8(lib, *values):
+    return lib.tensor(list(values), dtype=lib.uint8)
+
+
+MASKS_LIKE_TORCH = {      # reads and writes through masks: results, or error type and text
+    "a 2-d mask too narrow": lambda lib: lib.zeros(2, 3)[lib.ones(2, 2, dtype=lib.bool)],
+    "a mask after a slice": lambda lib: lib.zeros(2, 3)[1:, lib.ones(2, dtype=lib.bool)],
+    "a mask after an int": lambda lib: lib.zeros(2, 3)[0, lib.ones(2, dtype=lib.bool)],
+    "a mask after ...": lambda lib: lib.zeros(2, 3)[..., lib.ones(2, dtype=lib.bool)],
+    "a mask after None": lambda lib: lib.zeros(2, 3)[None, lib.ones(3, dtype=lib.bool)],
+    "a list as a mask": lambda lib: lib.zeros(3)[[True, False]],
+    "writing through a wrong mask": lambda lib: _written(lib, (2, 3), lambda L: L.ones(3, dtype=L.bool), 1.0),
+    "one value through a uint8 mask": lambda lib: _written(lib, (3,), lambda L: _u8(L, 0, 1, 1), 5.0),
+    "one value, uint8 mask in a tuple": lambda lib: _written(lib, (3,), lambda L: (_u8(L, 0, 1, 1),), 5.0),
+    "one value, uint8 mask after :": lambda lib: _written(lib, (2, 2), lambda L: (slice(None), _u8(L, 0, 1)), 5.0),
+    "one value, uint8 mask and an int": lambda lib: _written(lib, (2, 2), lambda L: (_u8(L, 0, 1), 0),
+                                                             lambda L: L.tensor([5.0])),
+    "one value, a 0-d uint8 mask": lambda lib: _written(lib, (3,), lambda L: L.tensor(1, dtype=L.uint8), 5.0),
+    "one value, uint8 mask of a wrong shape": lambda lib: _written(lib, (3,), lambda L: _u8(L, 1, 0), 5.0),
+    "values through a uint8 mask": lambda lib: _written(lib, (3,), lambda L: _u8(L, 0, 1, 1),
+                                                        lambda L: L.tensor([5.0, 6.0])),
+    "one value, uint8 mask and a list": lambda lib: _written(lib, (2, 2), lambda L: (_u8(L, 0, 1), [0]), 5.0),
+    "an integer tensor to a NumPy -1": lambda lib: lib.tensor([2, 1]) ** np.int64(-1),
+}
+
+
+@pytest.mark.parametrize("case", list(MASKS_LIKE_TORCH))
+def test_masks_and_refusals_match_torch(case):
+    outcomes = []
+    for lib in (al, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")    # the uint8 deprecation warning, checked elsewhere
+            try:
+                outcomes.append(MASKS_LIKE_TORCH[case](lib).tolist())
+            except (RuntimeError, IndexError) as e:
+                outcomes.append((type(e).__name__, str(e)))
+    assert outcomes[0] == outcomes[1]
 
 
 def test_a_uint8_index_is_a_mask_as_in_torch():

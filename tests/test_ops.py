@@ -159,6 +159,9 @@ def test_a_zero_gradient_stays_zero_under_an_inf_or_nan_seed():
     INF = float("inf")
     x = al.tensor([1.0, 3.0, 2.0], requires_grad=True)
     assert al.autograd.grad(x.max(), x, al.tensor(INF))[0].tolist() == [0.0, INF, 0.0]
+    other = al.tensor([2.0, 1.0, 2.0])
+    assert al.autograd.grad(al.maximum(x, other), x, al.tensor([INF, 1.0, INF]))[0].tolist() == [0.0, 1.0, INF / 2]
+    assert al.autograd.grad(al.minimum(other, x), x, al.tensor([1.0, INF, 2.0]))[0].tolist() == [1.0, 0.0, 1.0]
     assert al.autograd.grad(x.sign(), x, al.tensor([INF, NAN, 1.0]))[0].tolist() == [0.0, 0.0, 0.0]
     x = al.tensor([1.0, -1.0], requires_grad=True)
     assert al.autograd.grad(al.relu(x), x, al.tensor([NAN, INF]))[0].tolist()[1] == 0.0
@@ -200,12 +203,24 @@ def test_a_uint8_index_is_a_mask_with_torchs_warning():
     assert z.tolist() == [0.0, 5.0, 6.0]
     for value in (5.0, al.tensor(5.0), al.tensor([5.0])):   # one value: torch's masked_fill_ refuses
         with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got "
-                                               "mask with dtype unsigned char$"):
+                                               "mask with dtype unsigned char$"), warnings.catch_warnings():
+            warnings.simplefilter("error")     # (and warns nothing, as it reads no uint8 mask)
             z[al.tensor([0, 1, 1], dtype=al.uint8)] = value
     assert z.tolist() == [0.0, 5.0, 6.0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")         # a 0-d uint8 mask: no warning, as in torch
         assert x[al.tensor(1, dtype=al.uint8)].shape == (1, 3)
+
+
+def test_a_mask_of_the_wrong_shape_is_refused_in_torchs_words():
+    z = al.zeros(2, 3)
+    with pytest.raises(IndexError, match=r"^The shape of the mask \[2\] at index 0 does not match the shape "
+                                         r"of the indexed tensor \[1, 3\] at index 1$"):
+        z[1:, al.ones(2, dtype=al.bool)]      # as torch, the slice applies first
+    with pytest.raises(IndexError, match=r"^The shape of the mask \[3\] at index 0 does not match the shape "
+                                         r"of the indexed tensor \[2, 3\] at index 0$"):
+        z[al.ones(3, dtype=al.bool)] = 1.0
+    assert z.tolist() == [[0.0] * 3] * 2
 
 
 def test_softmax_over_an_empty_dim_is_empty_and_a_number_is_its_own_softmax():
