@@ -173,12 +173,12 @@ class LiveView:
     """Fast redraws of a picture whose layout stays put (an explorer's live image).
 
     The picture names the artists its ``update`` may change, grouped in parts
-    (``picture.parts()``: a row of cells, a caption, ...).  The first frame is drawn in
-    full and everything that does not move is kept as a background.  On each later frame
-    only the parts whose look changed are redrawn: their old area is restored from the
-    background (with any moving part overlapping it) and they are drawn again on top.
-    A part that was meant to stay put but changed joins the moving ones, and the
-    background is drawn again.  The pixels are encoded as PNG with a fast zlib setting."""
+    (``picture.parts()``: a row of cells, a caption, ...).  The first frame draws
+    everything else once and keeps it as a background, then draws the parts on top.  On
+    each later frame only the parts whose look changed are redrawn: their old area is
+    restored from the background (with any other part overlapping it) and they are drawn
+    again on top.  A part that appears later is added and the background drawn again.
+    The pixels are encoded as PNG with a fast zlib setting."""
 
     def __init__(self, picture):
         self.picture = picture
@@ -186,6 +186,7 @@ class LiveView:
         self.last = None                         # each part's look in the previous frame
         self.extent = {}                         # each moving part's area, display pixels
         self.background = None
+        self.areas = {}                          # an artist's area per look (see _area)
 
     def _order(self, names, parts):
         fig = self.picture.fig
@@ -214,12 +215,27 @@ class LiveView:
             if a.get_visible():
                 a.draw(renderer)
         for name in names:
-            # a cell's box (its edge, drawn in the card's colour, may spill onto the next
-            # cell unerased); a text's box with a pixel more for its anti-aliasing
-            boxes = [a.get_window_extent(renderer).padded(self._pad(a))
-                     for a in parts[name] if a.get_visible()]
+            boxes = [self._area(a, renderer) for a in parts[name] if a.get_visible()]
             boxes = [b for b in boxes if b.width > 0 and b.height > 0]
             self.extent[name] = Bbox.union(boxes) if boxes else None
+
+    def _area(self, a, renderer):
+        """The pixels an artist covers: a cell's box (its edge, drawn in the card's colour,
+        may spill onto the next cell unerased); a text's box with a pixel more for its
+        anti-aliasing.  Measuring costs about as much as drawing, and the layout stays put,
+        so a text's or a cell's area is remembered for each look it has had."""
+        key = _place(a)
+        if key is not None:
+            key = (id(a), key, _signature(a))
+            found = self.areas.get(key)
+            if found is not None:
+                return found
+        box = a.get_window_extent(renderer).padded(self._pad(a))
+        if key is not None:
+            if len(self.areas) > 4096:
+                self.areas.clear()
+            self.areas[key] = box
+        return box
 
     def _pad(self, a):
         if not isinstance(a, Rectangle):
@@ -234,12 +250,12 @@ class LiveView:
         now = {name: tuple(_signature(a) for a in arts) for name, arts in parts.items()}
         changed = set(now) if self.last is None else {k for k in now if now[k] != self.last.get(k)}
         if self.moving is None or not changed <= self.moving:
-            self._capture(set() if self.moving is None else (self.moving | changed), parts)
+            self._capture(set(parts) if self.moving is None else (self.moving | changed), parts)
         elif changed:
             redo, areas = set(changed), [self.extent[k] for k in changed if self.extent.get(k)]
             grew = True
             while grew:                          # moving parts that overlap a cleared area
-                grew = False                     # (more than the shared edge of two cells)
+                grew = False                     # (by more than a shared edge: _shared_area)
                 for k in self.moving - redo:
                     e = self.extent.get(k)
                     if e is not None and any(_shared_area(e, b) for b in areas):
@@ -264,8 +280,22 @@ class LiveView:
         return buf.getvalue()
 
 
+def _place(a):
+    """Where and how big a text or a rectangle is drawn (None for other artists): with its
+    look (``_signature``), all that decides the pixels it covers in a layout that stays put."""
+    view = a.axes.viewLim.bounds if a.axes is not None else None
+    if isinstance(a, Rectangle):
+        return (a.get_x(), a.get_y(), a.get_width(), a.get_height(), a.get_linewidth(), view)
+    if hasattr(a, "get_text") and hasattr(a, "get_position"):
+        return (a.get_position(), a.get_fontsize(), a.get_rotation(), a.get_ha(), a.get_va(),
+                a.get_fontfamily()[0] if a.get_fontfamily() else None, view)
+    return None
+
+
 def _shared_area(a, b):
-    return min(a.x1, b.x1) - max(a.x0, b.x0) > 3 and min(a.y1, b.y1) - max(a.y0, b.y0) > 3
+    """Whether two areas overlap by more than the line two cells share (1.5 px, as much as
+    a text's anti-aliasing margin): a thick frame reaching 2 or 3 px into a neighbour does."""
+    return min(a.x1, b.x1) - max(a.x0, b.x0) > 1.5 and min(a.y1, b.y1) - max(a.y0, b.y0) > 1.5
 
 
 def _signature(a):

@@ -4,11 +4,14 @@ figure that the widget shows -- for each explorer on the documents' examples.
 
     python bench/bench_widgets.py
 
-Goal: under 50 ms per change.  Columns: the median and 90th percentile (wall clock) of a
-change with the live view (the explorer keeps its figure and redraws only the changing
-numbers and colours over a cached background), the median CPU time of the same change
-(what it costs when the machine is not shared), the same change without drawing
-(autograd work only), and for comparison a brand-new figure of the same state.
+Goal: under 50 ms per change.  Columns: the median of the first 10 changes after the
+explorer is shown (every look is new: nothing remembered yet), then the median and 90th
+percentile (wall clock) of a long run of changes with the live view (the explorer keeps
+its figure and redraws only the changing numbers and colours over a cached background;
+looks seen before are measured faster), the median CPU time of the same change (what it
+costs when the machine is not shared), the same change without drawing (autograd work
+only), and for comparison a brand-new figure of the same state.  The verdict takes the
+slower of the two medians.
 """
 import os
 import statistics
@@ -107,21 +110,21 @@ def main():
         ex._shown = False
         compute = timed(change, REPEATS)
         ex._repr_mimebundle_()                 # displayed: from now on every change redraws
-        for _ in range(3):                     # warm up (fonts, first layout)
-            change()
+        first = timed(change, 10)
         live = timed(change, REPEATS)
         cpu = timed(change, REPEATS, time.process_time)
         fresh = timed(lambda: viz.to_png(ex.figure()), max(5, REPEATS // 4))
         assert ex.error is None or "nan" in ex.error, ex.error
-        rows.append((name, statistics.median(live), float(np.percentile(live, 90)),
+        rows.append((name, statistics.median(first), statistics.median(live), float(np.percentile(live, 90)),
                      statistics.median(cpu), statistics.median(compute), statistics.median(fresh)))
     w = max(len(r[0]) for r in rows)
     print(f"load average (1 min) {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {REPEATS} changes each")
-    print(f"{'explorer, example, change':<{w}}  {'median':>8}  {'p90':>8}  {'cpu':>8}  {'no draw':>8}  {'new fig':>8}")
-    for name, med, p90, cpu, comp, fresh in rows:
-        print(f"{name:<{w}}  {med:6.1f}ms  {p90:6.1f}ms  {cpu:6.1f}ms  {comp:6.1f}ms  {fresh:6.1f}ms"
-              + ("" if med < 50 else "  <-- over the 50 ms goal"))
-    worst = max(r[1] for r in rows)
+    print(f"{'explorer, example, change':<{w}}  {'first 10':>8}  {'median':>8}  {'p90':>8}  {'cpu':>8}  "
+          f"{'no draw':>8}  {'new fig':>8}")
+    for name, first, med, p90, cpu, comp, fresh in rows:
+        print(f"{name:<{w}}  {first:6.1f}ms  {med:6.1f}ms  {p90:6.1f}ms  {cpu:6.1f}ms  {comp:6.1f}ms  "
+              f"{fresh:6.1f}ms" + ("" if max(first, med) < 50 else "  <-- over the 50 ms goal"))
+    worst = max(max(r[1], r[2]) for r in rows)
     print(f"\nslowest median change-to-redraw: {worst:.1f} ms (goal < 50 ms): "
           + ("met" if worst < 50 else "NOT met"))
 
