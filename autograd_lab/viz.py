@@ -285,7 +285,8 @@ def _place(a):
     look (``_signature``), all that decides the pixels it covers in a layout that stays put."""
     view = a.axes.viewLim.bounds if a.axes is not None else None
     if isinstance(a, Rectangle):
-        return (a.get_x(), a.get_y(), a.get_width(), a.get_height(), a.get_linewidth(), view)
+        return (a.get_x(), a.get_y(), a.get_width(), a.get_height(), a.get_linewidth(),
+                tuple(a.get_edgecolor()), view)        # (the edge's colour decides its margin)
     if hasattr(a, "get_text") and hasattr(a, "get_position"):
         return (a.get_position(), a.get_fontsize(), a.get_rotation(), a.get_ha(), a.get_va(),
                 a.get_fontfamily()[0] if a.get_fontfamily() else None, view)

@@ -426,6 +426,30 @@ def _full_redraw(picture):
     return png
 
 
+def test_stepping_through_new_rows_draws_only_what_changed(monkeypatch):
+    """Every part a picture may change is drawn over the background from the first frame,
+    so a row that changes for the first time does not redraw the whole canvas; and an
+    area measured once per look is not measured again."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    ex = widgets.JacobianExplorer(lambda x: al.outer(x, x).reshape(16), x4())
+    ex._repr_mimebundle_()
+    ex.step()                                  # the first seed brings the seed column: a new layout
+    full_draws, measured = [], []
+    draw = FigureCanvasAgg.draw
+    monkeypatch.setattr(FigureCanvasAgg, "draw", lambda self, *a: full_draws.append(1) or draw(self, *a))
+    extent = viz.Rectangle.get_window_extent
+    monkeypatch.setattr(viz.Rectangle, "get_window_extent",
+                        lambda self, *a, **k: measured.append(self) or extent(self, *a, **k))
+    for _ in range(4):
+        ex.step()
+    assert ex.rows_done == 5 and not full_draws
+    before = len(measured)
+    ex.reset()
+    for _ in range(5):
+        ex.step()                              # the same looks again: nothing new to measure
+    assert not full_draws and len(measured) == before
+
+
 @pytest.mark.parametrize("which", ["seed", "where", "jacobian", "grad_outputs"])
 def test_live_frames_equal_a_full_redraw(which):
     """The live view redraws only what changed; every frame must look like a full draw
