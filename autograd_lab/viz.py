@@ -34,6 +34,7 @@ import numpy as np
 
 try:
     from matplotlib import colormaps
+    from matplotlib.axes import Axes
     from matplotlib.cm import ScalarMappable
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.colors import Normalize, to_rgb
@@ -226,11 +227,12 @@ class LiveView:
         so a text's or a cell's area is remembered for each look it has had."""
         key = _place(a)
         if key is not None:
-            key = (id(a), key, _signature(a))
+            key = (id(a), key)
             found = self.areas.get(key)
             if found is not None:
                 return found
-        box = a.get_window_extent(renderer).padded(self._pad(a))
+        box = (a.get_tightbbox(renderer) if isinstance(a, Axes) else     # with its tick labels
+               a.get_window_extent(renderer)).padded(self._pad(a))
         if key is not None:
             if len(self.areas) > 4096:
                 self.areas.clear()
@@ -281,15 +283,20 @@ class LiveView:
 
 
 def _place(a):
-    """Where and how big a text or a rectangle is drawn (None for other artists): with its
-    look (``_signature``), all that decides the pixels it covers in a layout that stays put."""
+    """All that decides the pixels a text or a rectangle covers in a layout that stays put
+    (None for other artists, which are measured every time): its geometry, its edge (whose
+    colour decides its margin: see LiveView._pad), a text's string and font, and the
+    limits of its axes."""
     view = a.axes.viewLim.bounds if a.axes is not None else None
     if isinstance(a, Rectangle):
-        return (a.get_x(), a.get_y(), a.get_width(), a.get_height(), a.get_linewidth(),
-                tuple(a.get_edgecolor()), view)        # (the edge's colour decides its margin)
-    if hasattr(a, "get_text") and hasattr(a, "get_position"):
-        return (a.get_position(), a.get_fontsize(), a.get_rotation(), a.get_ha(), a.get_va(),
-                a.get_fontfamily()[0] if a.get_fontfamily() else None, view)
+        return (a.get_x(), a.get_y(), a.get_width(), a.get_height(), a.get_angle(),
+                a.get_linewidth(), tuple(a.get_edgecolor()), view)
+    if hasattr(a, "get_text") and hasattr(a, "get_fontproperties"):
+        f = a.get_fontproperties()
+        return (a.get_text(), a.get_position(), tuple(f.get_family()), f.get_style(), f.get_weight(),
+                f.get_stretch(), f.get_size_in_points(), f.get_file(), a.get_rotation(),
+                a.get_rotation_mode(), a.get_ha(), a.get_va(), a.get_linespacing(), a.get_wrap(),
+                a.get_usetex(), view)
     return None
 
 
@@ -301,6 +308,9 @@ def _shared_area(a, b):
 
 def _signature(a):
     """What an artist looks like, cheaply: enough to tell whether it must be redrawn."""
+    if isinstance(a, Axes):                       # a colorbar's axes: the scale it shows
+        bar = getattr(a, "_colorbar", None)
+        return (a.get_visible(), None if bar is None else (bar.norm.vmin, bar.norm.vmax))
     if hasattr(a, "get_text"):
         return (a.get_text(), str(a.get_color()), a.get_fontweight(), a.get_visible(), a.get_alpha())
     if hasattr(a, "get_array") and hasattr(a, "get_clim"):
@@ -1361,9 +1371,10 @@ class _JacobianPicture:
         ny = (top - m * cs - bottom_h - 0.2)
         for k in range(3 if note else 0):
             self.note_texts.append(_text(frame, 0.25, ny - 0.17 * k, "", "legend", ha="left", va="center"))
+        self.colorbar = None
         if not text:
             cax = fig.add_axes([x0 / W, 0.38 / H, grid_w / W, 0.1 / H])
-            fig.colorbar(self.heat.mappable, cax=cax, orientation="horizontal")
+            self.colorbar = fig.colorbar(self.heat.mappable, cax=cax, orientation="horizontal")
             cax.tick_params(labelsize=7, colors=MUTED)
         self.update(A, seed=seed, vjp=vjp, title=title, highlight=highlight, pending=pending, note=note)
 
@@ -1378,6 +1389,8 @@ class _JacobianPicture:
                 out[f"seed {i}"] = self.seed_heat.row(i)
         if self.has_bottom:
             out["bottom"] = self.bottom_heat.dynamic() + [self.bottom_label]
+        if self.colorbar is not None:             # its scale follows the largest |J| so far
+            out["colorbar"] = [self.colorbar.ax]
         return out
 
     @property

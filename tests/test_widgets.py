@@ -450,7 +450,7 @@ def test_stepping_through_new_rows_draws_only_what_changed(monkeypatch):
     assert not full_draws and len(measured) == before
 
 
-@pytest.mark.parametrize("which", ["seed", "where", "jacobian", "grad_outputs"])
+@pytest.mark.parametrize("which", ["seed", "where", "jacobian", "jacobian_colorbar", "grad_outputs"])
 def test_live_frames_equal_a_full_redraw(which):
     """The live view redraws only what changed; every frame must look like a full draw
     (up to anti-aliasing on a shared cell edge)."""
@@ -467,6 +467,10 @@ def test_live_frames_equal_a_full_redraw(which):
     elif which == "jacobian":
         ex = widgets.JacobianExplorer(lambda x: al.outer(x, x).reshape(16), x4v)
         changes = [ex.step] * 17 + [ex.reset, ex.step, ex.all_at_once, ex.reset]
+    elif which == "jacobian_colorbar":        # cells too small for numbers: a colorbar shows the
+        big = al.tensor(np.random.default_rng(3).normal(size=(12, 12)) * np.arange(1, 13)[:, None])
+        ex = widgets.JacobianExplorer(lambda x: big @ x, al.tensor(np.linspace(-1, 2, 12), requires_grad=True))
+        changes = [ex.step] * 5 + [ex.all_at_once, ex.reset]           # scale, which grows
     else:
         ex = widgets.GradOutputsExplorer(outer, x4v)
         changes = ([lambda i=i: ex.use_preset("one-hot", index=(i % 4, i // 4)) for i in range(16)]
