@@ -411,15 +411,12 @@ def _check_fits(t, g, in_place):
     adds the two anyway, broadcasting, so does autograd_lab: out of place, any shapes that
     broadcast; in place, only into a .grad that keeps its shape."""
     have = tuple(t._grad._data.shape)
-    bad = broadcast_mismatch(have, g.shape)
-    if bad is None and (not in_place or np.broadcast_shapes(have, g.shape) == have):
-        return
-    if bad is not None:
-        text = (f"The size of tensor a ({bad[0]}) must match the size of tensor b ({bad[1]}) "
-                f"at non-singleton dimension {bad[2]}")
-    else:
-        text = (f"output with shape {list(have)} doesn't match the broadcast shape "
-                f"{list(np.broadcast_shapes(have, g.shape))}")
+    text = broadcast_mismatch(have, g.shape)
+    if text is None:
+        both = np.broadcast_shapes(have, g.shape)
+        if not in_place or both == have:
+            return
+        text = f"output with shape {list(have)} doesn't match the broadcast shape {list(both)}"
     raise RuntimeError(f"{text}. The gradient of a tensor of shape {tuple(t.shape)} cannot be "
                        f"added to its .grad of shape {have}; no .grad was changed.")
 

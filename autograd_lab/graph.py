@@ -373,13 +373,14 @@ def _promote(arrays):
 
 
 def broadcast_mismatch(sa, sb):
-    """(size in a, size in b, dim) of the last dimension where shapes sa and sb cannot
-    broadcast (torch reports that one), or None if they broadcast."""
+    """torch's sentence for the last dimension where shapes sa and sb cannot broadcast
+    (torch reports that one), or None if they broadcast."""
     n = max(len(sa), len(sb))
     pa, pb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
     for dim in range(n - 1, -1, -1):
         if pa[dim] != pb[dim] and 1 not in (pa[dim], pb[dim]):
-            return pa[dim], pb[dim], dim
+            return (f"The size of tensor a ({pa[dim]}) must match the size of tensor b ({pb[dim]}) "
+                    f"at non-singleton dimension {dim}")
     return None
 
 
@@ -391,10 +392,7 @@ def _shape_error(op, arrays, err):
         for shape in shapes[1:]:              # the first input that does not fit the others
             bad = broadcast_mismatch(so_far, shape)
             if bad:
-                return RuntimeError(
-                    f"The size of tensor a ({bad[0]}) must match the size of tensor b "
-                    f"({bad[1]}) at non-singleton dimension {bad[2]}. "
-                    f"Shapes {tuple(so_far)} and {tuple(shape)} do not broadcast.")
+                return RuntimeError(f"{bad}. Shapes {tuple(so_far)} and {tuple(shape)} do not broadcast.")
             so_far = np.broadcast_shapes(so_far, shape)
     name = op.name if isinstance(op.name, str) else getattr(op.forward, "__name__", "op")
     return RuntimeError(f"{name.replace('Backward0', '')}: {err}")

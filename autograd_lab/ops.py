@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes
 from .graph import Op, broadcast_mismatch
-from .tensor import Tensor, _key, _neg, check_masks
+from .tensor import Tensor, _check_masks, _key, _neg
 
 
 # -- helpers the rules share -------------------------------------------------------
@@ -570,7 +570,7 @@ def _index_forward(x, key, lead=0):
     try:
         out = x[full] if split is None else x[split[0]][split[1]]
     except IndexError:
-        check_masks(x.shape, full)    # a mask of the wrong shape, in torch's words
+        _check_masks(x.shape, full)   # a mask of the wrong shape, in torch's words
         raise
     if type(out) is not np.ndarray:   # every dimension indexed by an int: NumPy gives a copied
         out = x[full + (Ellipsis,)]   # number; the trailing ... gives a 0-d view, as torch
@@ -702,8 +702,7 @@ def _matmul_error(a, b, err):
         return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
     bad = broadcast_mismatch(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
     if bad:                           # the batch dimensions do not broadcast
-        return RuntimeError(f"The size of tensor a ({bad[0]}) must match the size of tensor b "
-                            f"({bad[1]}) at non-singleton dimension {bad[2]}")
+        return RuntimeError(bad)
     return RuntimeError(f"matmul: {err}")
 
 

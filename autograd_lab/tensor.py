@@ -536,16 +536,14 @@ class Tensor:
         return self._write(src)
 
     def __setitem__(self, key, value):
-        if np.size(_unwrap(value)) == 1 and _one_uint8_mask(key):
-            # torch writes one value through a lone mask with masked_fill_, bool masks only
-            # (after checking the mask's shape; it reads no uint8 mask, so it warns nothing)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                check_masks(self._data.shape, _key(key))
+        # torch writes one value through a lone mask with masked_fill_, which takes bool
+        # masks only (after checking the mask's shape; it reads no uint8 mask: no warning)
+        fill = np.size(_unwrap(value)) == 1 and _one_uint8_mask(key)
+        arrays = _key(key, warn=not fill)
+        _check_masks(self._data.shape, arrays)
+        if fill:
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                                "unsigned char")
-        arrays = _key(key)
-        check_masks(self._data.shape, arrays)
         return self._write(value, arrays)
 
     def add_(self, other, alpha=1):
@@ -688,7 +686,7 @@ def _one_uint8_mask(key):
     return masks == 1
 
 
-def check_masks(shape, key):
+def _check_masks(shape, key):
     """Refuse, with torch's words, a bool mask whose shape does not match the dimensions it
     indexes.  As torch, ints and slices apply first: the shape named is the one they leave."""
     key = key if type(key) is tuple else (key,)
@@ -723,14 +721,14 @@ def _is_mask(k):
     return isinstance(k, np.ndarray) and k.dtype == bool
 
 
-def _key(key):
+def _key(key, warn=True):
     """An index with tensors and lists replaced by arrays (bool masks, integer indices),
     so that advanced indexing is recognised wherever it appears in the key."""
     if isinstance(key, tuple):
-        return tuple(_key(k) for k in key)
+        return tuple(_key(k, warn) for k in key)
     if isinstance(key, Tensor):           # a 0-d integer tensor indexes like an int: a view
         if key._data.dtype == np.uint8:   # torch still reads uint8 as a mask (a 0-d one quietly)
-            if key._data.ndim:
+            if warn and key._data.ndim:
                 warnings.warn("indexing with dtype al.uint8 is now deprecated, please use a dtype "
                               "al.bool instead.", UserWarning, stacklevel=_user_level())
             return key._data.astype(bool)
