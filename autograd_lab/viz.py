@@ -242,9 +242,8 @@ class LiveView:
     def _pad(self, a):
         if not isinstance(a, Rectangle):
             return 1.5
-        ec = a.get_edgecolor()
-        if ec[3] == 0 or np.allclose(ec[:3], to_rgb(PAPER)):
-            return 0.0
+        if a.get_linewidth() == 0 or a.get_edgecolor()[3] == 0:
+            return 0.0                  # no stroke: a filled rectangle stays inside its extent
         return a.get_linewidth() * self.picture.fig.dpi / 72 / 2 + 1.0
 
     def png(self):
@@ -1213,8 +1212,15 @@ class _Heat:
         ax.set_facecolor(PAPER)
         for s in ax.spines.values():
             s.set_visible(False)
-        self.cells = [[Rectangle((j - 0.5, i - 0.5), 1, 1, fc=self.bad, ec=PAPER, lw=1.6, zorder=1)
-                       for j in range(n)] for i in range(m)]
+        # every cell is inset by 0.8 px on each side: the card shows through a 1.6 px gap, and
+        # no cell paints a pixel of its neighbour's (a 1.6 px stroke in the card's colour did,
+        # which left a faint line behind when one row was redrawn alone).  No stroke; the
+        # edge colour is the colour of the hatching.
+        fig, pos = ax.figure, ax.get_position()
+        gx = 0.8 * n / (pos.width * fig.bbox.width)
+        gy = 0.8 * m / (pos.height * fig.bbox.height)
+        self.cells = [[Rectangle((j - 0.5 + gx, i - 0.5 + gy), 1 - 2 * gx, 1 - 2 * gy, fc=self.bad,
+                                 ec=PAPER, lw=0, zorder=1) for j in range(n)] for i in range(m)]
         for row in self.cells:
             for r in row:
                 ax.add_patch(r)
