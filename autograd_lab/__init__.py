@@ -19,11 +19,11 @@ from .creation import (DoubleTensor, FloatTensor, LongTensor, arange, as_tensor,
                        zeros, zeros_like)
 from .functions import (abs, add, allclose, amax, argmax, cat, ceil, clamp, clip, concat,
                         concatenate, cond, cos, div, dot, equal, exp, floor, is_tensor,
-                        isfinite, isinf, isnan, log, log1p, logical_and, logical_not, logical_or,
-                        matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg, negative,
-                        norm, numel, outer, permute, pow, relu, reshape, round, set_printoptions,
-                        sigmoid, sign, sin, sqrt, squeeze, stack, sub, sum, t, tanh, transpose,
-                        unsqueeze, where)
+                        isfinite, isinf, isnan, log, log1p, log_softmax, logical_and, logical_not,
+                        logical_or, matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg,
+                        negative, norm, numel, outer, permute, pow, relu, reshape, round,
+                        set_printoptions, sigmoid, sign, sin, softmax, sqrt, squeeze, stack, sub,
+                        sum, t, tanh, transpose, unsqueeze, where)
 from .modes import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 from . import autograd, nn  # noqa: E402

@@ -162,6 +162,32 @@ def argmax(input, dim=None, keepdim=False):
     return _t(input).argmax(dim, keepdim)
 
 
+def softmax(input, dim, *, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim``, shifted by the (detached) maximum for stability.
+    Built from the rules table (Sub, Exp, Sum, Div nodes), where torch records one
+    SoftmaxBackward0; the numbers and gradients are the same."""
+    e = _shifted(_t(input), dim, dtype).exp()
+    return e / e.sum(dim, keepdim=True)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero."""
+    shifted = _shifted(_t(input), dim, dtype)
+    return shifted - shifted.exp().sum(dim, keepdim=True).log()
+
+
+def _shifted(x, dim, dtype):
+    """x (cast to ``dtype`` first, as torch does) minus its maximum along dim (detached:
+    the shift changes no result, only the rounding).  An empty dim has no maximum, and
+    nothing to shift."""
+    if dtype is not None:
+        x = x.to(dtype)
+    d = _neg(dim, x.ndim)                 # torch's IndexError for a dim out of range
+    if x.ndim and x.shape[d] == 0:
+        return x
+    return x - x.amax(dim, keepdim=True).detach()
+
+
 def _sequence(tensors, name):
     if isinstance(tensors, Tensor) or not len(tensors):
         raise TypeError(f"{name}() expects a non-empty list or tuple of tensors")

@@ -399,6 +399,14 @@ class Tensor:
 
     @property
     def T(self):
+        if self._data.ndim != 2:          # torch's deprecation warnings, in its words
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                          "these cases." if self._data.ndim == 0 else
+                          "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                          "is deprecated and it will throw an error in a future release. Consider "
+                          "`x.mT` to transpose batches of matrices or "
+                          "`x.permute(*al.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                          "tensor.", UserWarning, stacklevel=_user_level())
         return ops.permute(self, dims=tuple(range(self._data.ndim))[::-1]) if self._data.ndim > 1 else self
 
     @property

@@ -300,6 +300,46 @@ def test_corner_values_and_gradients_match_torch(case):
     assert np.array_equal(ours.numpy(), theirs.detach().numpy(), equal_nan=True)
 
 
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3, 4)])
+def test_T_on_a_tensor_that_is_not_a_matrix_warns_as_torch(shape):
+    said = []
+    for lib in (al, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = lib.zeros(shape).T
+        said.append([str(w.message).split(" (Triggered internally")[0].replace("torch.", "al.")
+                     for w in caught])
+        assert tuple(y.shape) == shape[::-1]
+    ours, theirs = said              # torch warns once per process: maybe not again here
+    assert len(ours) == 1 and theirs in ([], ours)
+
+
+SOFTMAX_LIKE_TORCH = {      # (values, gradient of a weighted sum); fused in torch: equal up to rounding
+    "F.softmax, no dim, 3-d": lambda L, x: L.nn.functional.softmax(x),
+    "F.log_softmax, no dim, 4-d": lambda L, x: L.nn.functional.log_softmax(x.reshape(2, 3, 2, 2)),
+    "F.softmax, no dim, 1-d": lambda L, x: L.nn.functional.softmax(x.reshape(24)),
+    "F.softmax, dtype": lambda L, x: L.nn.functional.softmax(x, dim=-1, dtype=L.float64),
+    "softmax": lambda L, x: L.softmax(x, 1),
+    "log_softmax, dtype": lambda L, x: L.log_softmax(x, -2, dtype=L.float64),
+}
+
+
+@pytest.mark.parametrize("case", list(SOFTMAX_LIKE_TORCH))
+def test_softmax_matches_torch_also_without_a_dim(case):
+    data = np.random.default_rng(5).normal(size=(2, 3, 4)).astype(np.float32)
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor(data, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = SOFTMAX_LIKE_TORCH[case](lib, x)
+        (y * lib.arange(y.numel()).reshape(y.shape)).sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy(), [str(w.message) for w in caught]))
+    (y, g, said), (ty, tg, tsaid) = results
+    assert y.dtype == ty.dtype and y.shape == ty.shape and said == tsaid
+    assert np.allclose(y, ty, rtol=1e-5, atol=1e-6) and np.allclose(g, tg, rtol=1e-4, atol=1e-5)
+
+
 def _written(lib, shape, key, value):
     t = lib.zeros(*shape)
     t[key(lib)] = value(lib) if callable(value) else value

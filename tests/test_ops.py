@@ -234,6 +234,32 @@ def test_softmax_over_an_empty_dim_is_empty_and_a_number_is_its_own_softmax():
     assert F.log_softmax(al.tensor(2.0), dim=0).item() == 0.0
 
 
+def test_softmax_without_a_dim_warns_and_picks_torchs_dim():
+    F = al.nn.functional
+    x = al.tensor(np.random.default_rng(0).normal(size=(2, 3, 4)))
+    with pytest.warns(UserWarning, match=r"^Implicit dimension choice for softmax has been deprecated") as w:
+        y = F.softmax(x)                          # 3-d: torch picks dim 0, not the last one
+    assert w[0].filename == __file__
+    assert np.allclose(y.numpy(), F.softmax(x, dim=0).numpy())
+    with pytest.warns(UserWarning, match="log_softmax"):
+        assert np.allclose(F.log_softmax(x[0]).numpy(), F.log_softmax(x[0], dim=1).numpy())   # 2-d: dim 1
+    with pytest.raises(TypeError):
+        al.softmax(x)                             # torch.softmax has no default dim
+    assert al.log_softmax(x.float(), 2, dtype=al.float64).dtype == al.float64
+    assert np.allclose(al.softmax(x, -1).sum(-1).numpy(), 1.0)
+
+
+def test_T_of_a_tensor_that_is_not_a_matrix_warns_at_the_users_line():
+    with pytest.warns(UserWarning, match=r"^The use of `x.T` on tensors of dimension other than 2") as w:
+        assert al.zeros(2, 3, 4).T.shape == (4, 3, 2)
+    assert w[0].filename == __file__
+    with pytest.warns(UserWarning, match=r"^Tensor.T is deprecated on 0-D tensors"):
+        al.tensor(1.0).T
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert al.zeros(2, 3).T.shape == (3, 2)
+
+
 def test_sqrt_and_norm_at_zero_match_torch():
     x = al.tensor([0.0], requires_grad=True)
     x.sqrt().sum().backward()

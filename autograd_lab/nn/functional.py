@@ -1,30 +1,32 @@
 """``al.nn.functional``: activations and losses built from the rules table."""
+import warnings
+
 from .. import functions as _f
-from ..tensor import Tensor as _Tensor, _neg
+from ..tensor import Tensor as _Tensor, _user_level
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
 relu = _f.relu
 
 
-def softmax(input, dim=-1):
-    """exp(x) / sum(exp(x)), shifted by the (detached) maximum for stability."""
-    e = _shifted(input, dim).exp()
-    return e / e.sum(dim, keepdim=True)
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _f.softmax(input, _dim(input, dim, "softmax"), dtype=dtype)
 
 
-def log_softmax(input, dim=-1):
-    shifted = _shifted(input, dim)
-    return shifted - shifted.exp().sum(dim, keepdim=True).log()
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _f.log_softmax(input, _dim(input, dim, "log_softmax"), dtype=dtype)
 
 
-def _shifted(input, dim):
-    """x minus its maximum along dim (detached: the shift changes no result, only the
-    rounding).  An empty dim has no maximum, and nothing to shift."""
-    d = _neg(dim, input.ndim)             # torch's IndexError for a dim out of range
-    if input.ndim and input.shape[d] == 0:
-        return input
-    return input - input.amax(dim, keepdim=True).detach()
+softmax.__doc__, log_softmax.__doc__ = _f.softmax.__doc__, _f.log_softmax.__doc__
+
+
+def _dim(input, dim, name):
+    """``dim``, or the one torch picks when none is given (a choice it has deprecated)."""
+    if dim is not None:
+        return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=_user_level())
+    return 0 if input.ndim in (0, 1, 3) else 1
 
 
 def mse_loss(input, target, reduction="mean"):
