@@ -1217,8 +1217,8 @@ class _Heat:
         # which left a faint line behind when one row was redrawn alone).  No stroke; the
         # edge colour is the colour of the hatching.
         fig, pos = ax.figure, ax.get_position()
-        gx = 0.8 * n / (pos.width * fig.bbox.width)
-        gy = 0.8 * m / (pos.height * fig.bbox.height)
+        gx = _inset(pos.width * fig.bbox.width / n)
+        gy = _inset(pos.height * fig.bbox.height / m)
         self.cells = [[Rectangle((j - 0.5 + gx, i - 0.5 + gy), 1 - 2 * gx, 1 - 2 * gy, fc=self.bad,
                                  ec=PAPER, lw=0, zorder=1) for j in range(n)] for i in range(m)]
         for row in self.cells:
@@ -1270,6 +1270,12 @@ class _Heat:
                     t.set_text(_num(v))
                     t.set_color("white" if _luminance(colors[i, j]) < 0.45 else INK)
                     t.set_fontweight("normal")
+
+
+def _inset(cell):
+    """0.8 px as a fraction of a cell ``cell`` pixels wide (a quarter of a cell too small
+    for that: cells of a few pixels keep some colour)."""
+    return min(0.8, cell / 4) / cell if cell > 0 else 0.0
 
 
 def _snap(inches, dpi=100):

@@ -265,6 +265,26 @@ def test_plot_jacobian_marks_pending_rows_and_highlights_one():
     assert "not computed yet" in fig._al_alt
 
 
+@pytest.mark.parametrize("shape", [(3, 3), (1, 300), (200, 1)])
+def test_heat_cells_leave_a_gap_and_never_turn_inside_out(shape):
+    """Cells are inset by 0.8 px on each side (a quarter of a cell too small for that), so
+    none paints its neighbour's pixels, and even a 1 px cell keeps a positive size."""
+    J = np.arange(np.prod(shape), dtype=float).reshape(shape)
+    fig = viz._SeedGradPicture(J, J).fig if shape != (3, 3) else viz.plot_jacobian(J)
+    fig.canvas.draw()
+    found = 0
+    for ax in fig.axes:
+        for cell in [p for p in ax.patches if type(p) is matplotlib.patches.Rectangle
+                     and p.get_linewidth() == 0 and p.get_alpha() is None]:
+            found += 1
+            box = cell.get_window_extent()
+            px = ax.transData.transform([(0, 0), (1, 1)])       # one data unit: one cell
+            cw, ch = abs(px[1] - px[0])
+            assert 0 < box.width < cw and 0 < box.height < ch
+            assert np.isclose(cw - box.width, min(1.6, cw / 2)) and np.isclose(ch - box.height, min(1.6, ch / 2))
+    assert found >= J.size                  # every entry's cell (and the vjp's, in a Jacobian)
+
+
 def test_plot_jacobian_asks_for_a_matrix():
     with pytest.raises(ValueError, match="reshape it"):
         viz.plot_jacobian(np.zeros((4, 4, 4)))
