@@ -1,7 +1,7 @@
 """The ``al.*`` functions, with torch's names and signatures, over the rules table."""
 import numpy as np
 
-from . import ops
+from . import dtypes, ops
 from .tensor import Tensor, _as_tensor, _clamp, _dot, _mm, _neg, _sub
 
 
@@ -162,29 +162,39 @@ def argmax(input, dim=None, keepdim=False):
     return _t(input).argmax(dim, keepdim)
 
 
-def softmax(input, dim, *, dtype=None):
+def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``, shifted by the (detached) maximum for stability.
     Built from the rules table (Sub, Exp, Sum, Div nodes), where torch records one
     SoftmaxBackward0; the numbers and gradients are the same."""
-    e = _shifted(_t(input), dim, dtype).exp()
+    x = _shifted(_t(input), dim, dtype, "softmax")
+    if x._data.size == 0:
+        return x.clone()
+    e = x.exp()
     return e / e.sum(dim, keepdim=True)
 
 
-def log_softmax(input, dim, *, dtype=None):
+def log_softmax(input, dim, dtype=None):
     """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero."""
-    shifted = _shifted(_t(input), dim, dtype)
-    return shifted - shifted.exp().sum(dim, keepdim=True).log()
+    x = _shifted(_t(input), dim, dtype, "log_softmax")
+    if x._data.size == 0:
+        return x.clone()
+    return x - x.exp().sum(dim, keepdim=True).log()
 
 
-def _shifted(x, dim, dtype):
+def _shifted(x, dim, dtype, name):
     """x (cast to ``dtype`` first, as torch does) minus its maximum along dim (detached:
-    the shift changes no result, only the rounding).  An empty dim has no maximum, and
-    nothing to shift."""
+    the shift changes no result, only the rounding).  An empty tensor has nothing to
+    compute, and comes back as it is, even an integer one (as in torch)."""
     if dtype is not None:
         x = x.to(dtype)
     d = _neg(dim, x.ndim)                 # torch's IndexError for a dim out of range
-    if x.ndim and x.shape[d] == 0:
+    if x._data.size == 0:
         return x
+    if x._data.dtype.kind != "f":         # torch has no integer kernel (and no silent cast)
+        kernel = f"{name}_lastdim_kernel_impl" if d == -1 or x.ndim == 0 else f"{name}_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.scalar_type_name(x._data.dtype)}' (pass dtype=al.float32 "
+                                  "to compute in floating point)")
     return x - x.amax(dim, keepdim=True).detach()
 
 

@@ -310,6 +310,8 @@ def _flat(name, forward):
 
 
 def _sign_forward(x):
+    if x.dtype == np.bool_:                           # NumPy has no sign of a bool; torch's is the bool
+        return x.copy()
     s = np.sign(x)
     if s.dtype.kind == "f" and np.isnan(s).any():     # torch's sign of NaN is 0, NumPy's NaN
         s = np.where(np.isnan(s), 0, s)

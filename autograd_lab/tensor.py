@@ -295,6 +295,8 @@ class Tensor:
     def exp(self): return ops.exp(self)
     def log(self): return ops.log(self)
     def log1p(self): return ops.log1p(self)
+    def softmax(self, dim, dtype=None): return functions.softmax(self, dim, dtype)
+    def log_softmax(self, dim, dtype=None): return functions.log_softmax(self, dim, dtype)
     def sqrt(self): return ops.sqrt(self)
     def abs(self): return ops.abs(self)
     def sin(self): return ops.sin(self)
@@ -407,7 +409,7 @@ class Tensor:
                           "`x.mT` to transpose batches of matrices or "
                           "`x.permute(*al.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
                           "tensor.", UserWarning, stacklevel=_user_level())
-        return ops.permute(self, dims=tuple(range(self._data.ndim))[::-1]) if self._data.ndim > 1 else self
+        return ops.permute(self, dims=tuple(range(self._data.ndim))[::-1])    # a view, even of a vector
 
     @property
     def mT(self):
@@ -759,4 +761,4 @@ def _ours(module):
     return module == "autograd_lab" or module.startswith("autograd_lab.")
 
 
-from . import engine, graph, ops  # noqa: E402  (they build on Tensor; Tensor's methods call them)
+from . import engine, functions, graph, ops  # noqa: E402  (they build on Tensor; Tensor's methods call them)

@@ -1215,7 +1215,8 @@ class _Heat:
         # every cell is inset by 0.8 px on each side: the card shows through a 1.6 px gap, and
         # no cell paints a pixel of its neighbour's (a 1.6 px stroke in the card's colour did,
         # which left a faint line behind when one row was redrawn alone).  No stroke; the
-        # edge colour is the colour of the hatching.
+        # edge colour is the colour of the hatching.  The gap is measured on the axes as
+        # placed now: the layouts here fix every axes before the cells are drawn.
         fig, pos = ax.figure, ax.get_position()
         gx = _inset(pos.width * fig.bbox.width / n)
         gy = _inset(pos.height * fig.bbox.height / m)

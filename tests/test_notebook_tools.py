@@ -67,6 +67,15 @@ def test_refresh_executes_in_place_keeps_tags_and_drops_widget_state(tmp_path):
     assert nb.cells[2].outputs[0].text == "8\n"
 
 
+def test_a_second_refresh_keeps_the_widgets_model_ids_and_so_the_file(tmp_path):
+    path = _notebook(tmp_path, [nbformat.v4.new_code_cell("import ipywidgets\nipywidgets.IntSlider(value=4)")])
+    refresh_notebooks.refresh(path, timeout=60)
+    first = path.read_text()
+    assert list(refresh_notebooks.widget_ids(nbformat.reads(first, as_version=4)).values())[0]   # a widget
+    refresh_notebooks.refresh(path, timeout=60)
+    assert path.read_text() == first          # a new run draws a new random id: kept as it was
+
+
 def test_refresh_stops_at_an_untagged_error_and_leaves_the_file_alone(tmp_path):
     path = _notebook(tmp_path, [nbformat.v4.new_code_cell("1 / 0")])
     before = path.read_text()

@@ -1,5 +1,6 @@
 """Every operation of the rules table, checked against finite differences (float64),
 with broadcasting in every direction and with a batch of seeds."""
+import sys
 import warnings
 
 import numpy as np
@@ -153,6 +154,7 @@ def test_nan_inputs_get_torchs_gradients():
     assert np.isnan(x.grad.numpy()[0]).all() and x.grad.tolist()[1] == [0.0, 1.0]
     assert al.sign(al.tensor([NAN, -2.0, 0.0])).tolist() == [0.0, -1.0, 0.0]
     assert al.sign(al.tensor(NAN)).item() == 0.0
+    assert al.sign(al.tensor([True, False])).tolist() == [True, False]   # NumPy has no sign of a bool
 
 
 def test_a_zero_gradient_stays_zero_under_an_inf_or_nan_seed():
@@ -234,6 +236,22 @@ def test_softmax_over_an_empty_dim_is_empty_and_a_number_is_its_own_softmax():
     assert F.log_softmax(al.tensor(2.0), dim=0).item() == 0.0
 
 
+def test_softmax_of_integers_needs_a_dtype_but_an_empty_tensor_is_returned_as_it_is():
+    n = al.tensor([[1, 2, 3], [4, 5, 6]])
+    with pytest.raises(NotImplementedError, match=r'^"softmax_kernel_impl" not implemented for \'Long\' '
+                                                  r"\(pass dtype=al.float32"):
+        al.softmax(n, 0)
+    with pytest.raises(NotImplementedError, match=r'^"log_softmax_lastdim_kernel_impl" not implemented '
+                                                  r"for \'Bool\'"):
+        (n > 2).log_softmax(-1)
+    assert np.allclose(n.softmax(1, al.float32).sum(1).numpy(), 1.0)
+    empty = al.nn.functional.softmax(al.ones(0, 3, dtype=al.int64), dim=1)
+    assert empty.shape == (0, 3) and empty.dtype == al.int64
+    x = al.ones(2, 0, requires_grad=True)
+    x.log_softmax(0).sum().backward()
+    assert x.grad.shape == (2, 0)
+
+
 def test_softmax_without_a_dim_warns_and_picks_torchs_dim():
     F = al.nn.functional
     x = al.tensor(np.random.default_rng(0).normal(size=(2, 3, 4)))
@@ -243,18 +261,36 @@ def test_softmax_without_a_dim_warns_and_picks_torchs_dim():
     assert np.allclose(y.numpy(), F.softmax(x, dim=0).numpy())
     with pytest.warns(UserWarning, match="log_softmax"):
         assert np.allclose(F.log_softmax(x[0]).numpy(), F.log_softmax(x[0], dim=1).numpy())   # 2-d: dim 1
+
+    def library_helper(t):                        # names its caller's line, as torch's _stacklevel does
+        return F.softmax(t, None, 4)
+    with pytest.warns(UserWarning) as w:
+        line = sys._getframe().f_lineno + 1
+        library_helper(x)
+    assert (w[0].filename, w[0].lineno) == (__file__, line)
     with pytest.raises(TypeError):
         al.softmax(x)                             # torch.softmax has no default dim
     assert al.log_softmax(x.float(), 2, dtype=al.float64).dtype == al.float64
     assert np.allclose(al.softmax(x, -1).sum(-1).numpy(), 1.0)
 
 
-def test_T_of_a_tensor_that_is_not_a_matrix_warns_at_the_users_line():
-    with pytest.warns(UserWarning, match=r"^The use of `x.T` on tensors of dimension other than 2") as w:
-        assert al.zeros(2, 3, 4).T.shape == (4, 3, 2)
-    assert w[0].filename == __file__
-    with pytest.warns(UserWarning, match=r"^Tensor.T is deprecated on 0-D tensors"):
-        al.tensor(1.0).T
+# torch 2.13's texts (it warns once per process, so tests/test_engine_vs_torch.py cannot
+# always compare them live); "torch.arange" becomes "al.arange"
+T_OF_A_NUMBER = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+T_OF_OTHER_SHAPES = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                     "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+                     "transpose batches of matrices or `x.permute(*al.arange(x.ndim - 1, -1, -1))` to "
+                     "reverse the dimensions of a tensor.")
+
+
+@pytest.mark.parametrize("shape, text", [((), T_OF_A_NUMBER), ((3,), T_OF_OTHER_SHAPES),
+                                         ((2, 3, 4), T_OF_OTHER_SHAPES)])
+def test_T_of_a_tensor_that_is_not_a_matrix_is_a_view_and_warns_at_the_users_line(shape, text):
+    x = al.zeros(shape, requires_grad=True)
+    with pytest.warns(UserWarning) as w:
+        y = x.T
+    assert [str(m.message) for m in w] == [text] and w[0].filename == __file__
+    assert y.shape == shape[::-1] and y is not x and y.grad_fn.name() == "PermuteBackward0"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert al.zeros(2, 3).T.shape == (3, 2)

@@ -13,6 +13,8 @@ What it guarantees:
 - a cell that raises stops the refresh with its traceback, unless it is tagged
   ``raises-exception``;
 - no widget state (``metadata.widgets``), no execution timestamps, no autosave bloat;
+  a widget keeps the model id stored before (a new run draws fresh random ones), so a
+  refresh that changes nothing else leaves the file as it was;
   cell tags, cell ids and other cell metadata are kept; execution counts run 1, 2, 3...;
 - each notebook stays under 2 MB (the refresh fails past that).
 """
@@ -59,9 +61,33 @@ def clean(nb):
     return nb
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def widget_ids(nb):
+    """{cell id: the model ids of the widgets its outputs show, in order}."""
+    return {cell.get("id"): [out["data"][WIDGET_VIEW]["model_id"] for out in cell.get("outputs", ())
+                             if WIDGET_VIEW in out.get("data", {})]
+            for cell in nb.cells}
+
+
+def keep_widget_ids(nb, before):
+    """Give the widgets of each cell the model ids they had ``before``, where the cell
+    shows as many widgets as it did.  The ids name no stored state (``clean`` drops it):
+    only their churn would show in a diff."""
+    for cell in nb.cells:
+        old = before.get(cell.get("id"), [])
+        views = [out["data"][WIDGET_VIEW] for out in cell.get("outputs", ())
+                 if WIDGET_VIEW in out.get("data", {})]
+        if len(views) == len(old):
+            for view, model_id in zip(views, old):
+                view["model_id"] = model_id
+
+
 def refresh(path, timeout=300):
     path = Path(path).resolve()
     nb = nbformat.read(path, as_version=4)
+    before = widget_ids(nb)
     client = NotebookClient(
         nb, timeout=timeout, kernel_name="python3", allow_errors=False,
         resources={"metadata": {"path": str(path.parent)}},
@@ -69,6 +95,7 @@ def refresh(path, timeout=300):
     )
     client.execute()
     clean(nb)
+    keep_widget_ids(nb, before)
     nbformat.validate(nb)
     text = nbformat.writes(nb, version=4)
     if not text.endswith("\n"):

@@ -2,7 +2,7 @@
 import warnings
 
 from .. import functions as _f
-from ..tensor import Tensor as _Tensor, _user_level
+from ..tensor import Tensor as _Tensor
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
@@ -10,22 +10,24 @@ relu = _f.relu
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    return _f.softmax(input, _dim(input, dim, "softmax"), dtype=dtype)
+    return _f.softmax(input, _dim(input, dim, "softmax", _stacklevel), dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    return _f.log_softmax(input, _dim(input, dim, "log_softmax"), dtype=dtype)
+    return _f.log_softmax(input, _dim(input, dim, "log_softmax", _stacklevel), dtype=dtype)
 
 
 softmax.__doc__, log_softmax.__doc__ = _f.softmax.__doc__, _f.log_softmax.__doc__
 
 
-def _dim(input, dim, name):
-    """``dim``, or the one torch picks when none is given (a choice it has deprecated)."""
+def _dim(input, dim, name, stacklevel):
+    """``dim``, or the one torch picks when none is given (a choice it has deprecated).
+    The warning names the line ``stacklevel`` frames up from here, as torch counts: 3 is
+    the caller of softmax; a library wrapping softmax passes 4 to name its own caller."""
     if dim is not None:
         return dim
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
-                  "to include dim=X as an argument.", UserWarning, stacklevel=_user_level())
+                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
     return 0 if input.ndim in (0, 1, 3) else 1
 
 
