@@ -205,15 +205,27 @@ def _sequence(tensors, name):
 
 
 def cat(tensors, dim=0):
+    """Join tensors along an existing dimension.  As in torch, a 1-D empty tensor (shape
+    ``(0,)``) may sit among tensors of any shape: it adds nothing (an old convention that
+    torch keeps), though it still takes part in the result's dtype and gets its (empty)
+    gradient."""
     tensors = _sequence(tensors, "cat")
-    ref = tensors[0]
+    for i, x in enumerate(tensors):
+        if x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    if all(x.shape == (0,) for x in tensors):      # only empty vectors: an empty vector, whatever dim
+        return ops.cat(*tensors, dim=0)
+    kept = [(i, x) for i, x in enumerate(tensors) if not ops.skipped_by_cat(x.shape, tensors)]
+    ref = kept[0][1]
     d = _neg(dim, ref.ndim)
-    for i, x in enumerate(tensors[1:], 1):
-        if x.ndim != ref.ndim or any(a != b for j, (a, b) in enumerate(zip(x.shape, ref.shape))
-                                     if j != ref.ndim + d):
-            raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected "
-                               f"size {ref.shape} but got size {x.shape} for tensor number {i} "
-                               "in the list.")
+    for i, x in kept[1:]:
+        if x.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {x.ndim}")
+        for j, (a, b) in enumerate(zip(ref.shape, x.shape)):
+            if a != b and j != ref.ndim + d:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {ref.ndim + d}. "
+                                   f"Expected size {a} but got size {b} for tensor number {i} in the "
+                                   f"list (shapes {ref.shape} and {x.shape}).")
     return ops.cat(*tensors, dim=d)
 
 

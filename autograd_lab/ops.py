@@ -623,9 +623,18 @@ def _along(dim, ndim, k):
     return (Ellipsis, k) + (slice(None),) * (-d - 1)
 
 
+def skipped_by_cat(shape, xs):
+    """Whether cat passes over an input of this shape: an empty vector among inputs that
+    are not all empty vectors (torch's legacy rule)."""
+    return tuple(shape) == (0,) and any(tuple(x.shape) != (0,) for x in xs)
+
+
 def _cat_vjp(g, y, *xs, dim=0):
     grads, start = [], 0
     for x in xs:
+        if skipped_by_cat(x.shape, xs):               # took no part: an empty gradient
+            grads.append(np.zeros(_lead(g, y) + x.shape, y.dtype))
+            continue
         n = x.shape[dim]
         grads.append(index(g, key=_along(dim, y.ndim, slice(start, start + n))))
         start += n
@@ -634,12 +643,13 @@ def _cat_vjp(g, y, *xs, dim=0):
 
 def _cat_jvp(ts, y, *xs, dim=0):
     lead = next(_lead(t, x) for t, x in zip(ts, xs) if t is not None)
-    parts = [t if t is not None else np.zeros(lead + x.shape, y.dtype) for t, x in zip(ts, xs)]
+    parts = [t if t is not None else np.zeros(lead + x.shape, y.dtype) for t, x in zip(ts, xs)
+             if not skipped_by_cat(x.shape, xs)]
     return cat(*parts, dim=_neg_dims(dim, y.ndim)[0])
 
 
 def _cat_forward(*xs, dim=0):
-    return np.concatenate(xs, axis=dim)
+    return np.concatenate([x for x in xs if not skipped_by_cat(x.shape, xs)] or xs, axis=dim)
 
 
 cat = Op("CatBackward0", _cat_forward, vjp_all=_cat_vjp, jvp_all=_cat_jvp,

@@ -356,6 +356,42 @@ def _u8(lib, *values):
     return lib.tensor(list(values), dtype=lib.uint8)
 
 
+CAT_LIKE_TORCH = {         # shapes and dtypes of the result and of the gradients, or the error
+    "an empty vector among matrices": lambda L: (L.ones(0, dtype=L.float64), L.ones(2, 3), L.ones(0)),
+    "an empty vector, dim 1": lambda L: (L.ones(2, 3), L.ones(0), L.ones(2, 4), 1),
+    "only empty vectors, any dim": lambda L: (L.ones(0), L.ones(0), 5),
+    "an empty matrix and an empty vector": lambda L: (L.ones(0, 2), L.ones(0)),
+    "sizes differ": lambda L: (L.ones(2, 3), L.ones(0), L.ones(2, 4)),
+    "sizes differ, dim -1": lambda L: (L.ones(2, 3), L.ones(4, 3), -1),
+    "dimensions differ": lambda L: (L.ones(0), L.ones(2, 3), L.ones(3)),
+    "a number": lambda L: (L.ones(2, 3), L.tensor(1.0)),
+    "dim out of range": lambda L: (L.ones(0), L.ones(2, 3), 2),
+}
+
+
+@pytest.mark.parametrize("case", list(CAT_LIKE_TORCH))
+def test_cat_matches_torch_with_empty_vectors_and_mismatches(case):
+    said = []
+    for lib in (al, torch):
+        *xs, dim = CAT_LIKE_TORCH[case](lib)
+        if not isinstance(dim, int):
+            xs, dim = xs + [dim], 0
+        xs = [x.requires_grad_() for x in xs]
+        try:
+            y = lib.cat(xs, dim)
+        except Exception as e:  # noqa: BLE001
+            said.append(("error", type(e).__name__, str(e)))
+            continue
+        grads = lib.autograd.grad(y.sum(), xs)
+        said.append(("result", tuple(y.shape), str(y.dtype).split(".")[1], [tuple(g.shape) for g in grads]))
+    ours, theirs = said
+    if theirs[0] == "error":        # the same error; ours may add the shapes: "... list (shapes ...)."
+        assert ours[:2] == theirs[:2]
+        assert ours[2] == theirs[2] or ours[2].startswith(theirs[2].rstrip(".") + " (shapes ")
+    else:
+        assert ours == theirs
+
+
 MASKS_LIKE_TORCH = {      # reads and writes through masks: results, or error type and text
     "a 2-d mask too narrow": lambda lib: lib.zeros(2, 3)[lib.ones(2, 2, dtype=lib.bool)],
     "a mask after a slice": lambda lib: lib.zeros(2, 3)[1:, lib.ones(2, dtype=lib.bool)],

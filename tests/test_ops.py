@@ -274,6 +274,28 @@ def test_softmax_without_a_dim_warns_and_picks_torchs_dim():
     assert np.allclose(al.softmax(x, -1).sum(-1).numpy(), 1.0)
 
 
+def test_cat_passes_over_empty_vectors_and_refuses_mismatches_in_torchs_words():
+    x = al.ones(0, dtype=al.float64, requires_grad=True)
+    y = al.arange(6.0).reshape(2, 3).requires_grad_()
+    z = al.cat([x, y, x])                     # an empty vector adds nothing, but counts for the dtype
+    assert z.shape == (2, 3) and z.dtype == al.float64
+    (z * y.detach()).sum().backward()
+    assert x.grad.shape == (0,) and y.grad.tolist() == y.tolist()
+    assert al.autograd.grad(al.cat([x, y]), x, al.ones(5, 2, 3), is_grads_batched=True)[0].shape == (5, 0)
+    assert al.func.jvp(lambda a, b: al.cat([a, b], dim=1), (x.detach(), y.detach()),
+                       (al.ones(0, dtype=al.float64), al.ones(2, 3)))[1].shape == (2, 3)
+    assert al.autograd.gradcheck(lambda a, b: al.cat([a, b, a], dim=1), [x, y.double()])
+    assert al.cat([al.ones(0), al.ones(0)], dim=3).shape == (0,)      # only empty vectors: any dim
+    with pytest.raises(RuntimeError, match=r"^Sizes of tensors must match except in dimension 1\. Expected "
+                                           r"size 2 but got size 4 for tensor number 2 in the list "
+                                           r"\(shapes \(2, 3\) and \(4, 3\)\)\.$"):
+        al.cat([y, x, al.ones(4, 3)], dim=-1)
+    with pytest.raises(RuntimeError, match=r"^Tensors must have same number of dimensions: got 2 and 1$"):
+        al.cat([y, al.ones(3)])
+    with pytest.raises(RuntimeError, match=r"^zero-dimensional tensor \(at position 1\) cannot be concatenated$"):
+        al.cat([y, al.tensor(1.0)])
+
+
 # torch 2.13's texts (it warns once per process, so tests/test_engine_vs_torch.py cannot
 # always compare them live); "torch.arange" becomes "al.arange"
 T_OF_A_NUMBER = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
