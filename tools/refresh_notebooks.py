@@ -64,11 +64,14 @@ def clean(nb):
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
+def _widget_views(cell):
+    """The widget views a cell's outputs show, in order (each holds a ``model_id``)."""
+    return [out["data"][WIDGET_VIEW] for out in cell.get("outputs", ()) if WIDGET_VIEW in out.get("data", {})]
+
+
 def widget_ids(nb):
     """{cell id: the model ids of the widgets its outputs show, in order}."""
-    return {cell.get("id"): [out["data"][WIDGET_VIEW]["model_id"] for out in cell.get("outputs", ())
-                             if WIDGET_VIEW in out.get("data", {})]
-            for cell in nb.cells}
+    return {cell.get("id"): [view["model_id"] for view in _widget_views(cell)] for cell in nb.cells}
 
 
 def keep_widget_ids(nb, before):
@@ -76,9 +79,7 @@ def keep_widget_ids(nb, before):
     shows as many widgets as it did.  The ids name no stored state (``clean`` drops it):
     only their churn would show in a diff."""
     for cell in nb.cells:
-        old = before.get(cell.get("id"), [])
-        views = [out["data"][WIDGET_VIEW] for out in cell.get("outputs", ())
-                 if WIDGET_VIEW in out.get("data", {})]
+        views, old = _widget_views(cell), before.get(cell.get("id"), [])
         if len(views) == len(old):
             for view, model_id in zip(views, old):
                 view["model_id"] = model_id
