@@ -64,13 +64,16 @@ STEPS = 1000
 OPS = 2 * STEPS
 
 
-def chain_al():
-    x = al.tensor(np.ones(4, np.float32), requires_grad=True)
-    y = x
-    for _ in range(STEPS):
-        y = y * 1.0001 + 0.001
-    y.sum().backward()
-    return x.grad
+def chain(lib):
+    """The chain on an engine with torch's API: autograd_lab or torch itself."""
+    def run():
+        x = lib.ones(4, requires_grad=True)
+        y = x
+        for _ in range(STEPS):
+            y = y * 1.0001 + 0.001
+        y.sum().backward()
+        return x.grad
+    return run
 
 
 def chain_numpy():
@@ -82,17 +85,6 @@ def chain_numpy():
     for _ in range(STEPS):
         g = g * 1.0001
     return g
-
-
-def chain_torch(torch):
-    def run():
-        x = torch.ones(4, requires_grad=True)
-        y = x
-        for _ in range(STEPS):
-            y = y * 1.0001 + 0.001
-        y.sum().backward()
-        return x.grad
-    return run
 
 
 def chain_hips(autograd):
@@ -147,30 +139,16 @@ def mlp_numpy(X, Y, W1, b1, W2, b2):
 
 # every contestant reads the same input buffers (from_numpy shares memory): where an array
 # sits in memory moves a 1 ms matmul by tens of microseconds, which is not what we measure
-def mlp_al(X, Y, W1, b1, W2, b2):
-    X, Y = al.from_numpy(X), al.from_numpy(Y)
-    params = [al.from_numpy(p).requires_grad_() for p in (W1, b1, W2, b2)]
+def mlp(lib, X, Y, W1, b1, W2, b2):
+    """The step on an engine with torch's API: autograd_lab or torch itself."""
+    X, Y = lib.from_numpy(X), lib.from_numpy(Y)
+    params = [lib.from_numpy(p).requires_grad_() for p in (W1, b1, W2, b2)]
     W1, b1, W2, b2 = params
 
     def step():
         for p in params:
             p.grad = None
-        h = al.sigmoid(X @ W1 + b1)
-        loss = ((h @ W2 + b2 - Y) ** 2).mean()
-        loss.backward()
-        return loss, W1.grad, b1.grad, W2.grad, b2.grad
-    return step
-
-
-def mlp_torch(torch, X, Y, W1, b1, W2, b2):
-    X, Y = torch.from_numpy(X), torch.from_numpy(Y)
-    params = [torch.from_numpy(p).requires_grad_() for p in (W1, b1, W2, b2)]
-    W1, b1, W2, b2 = params
-
-    def step():
-        for p in params:
-            p.grad = None
-        h = torch.sigmoid(X @ W1 + b1)
+        h = lib.sigmoid(X @ W1 + b1)
         loss = ((h @ W2 + b2 - Y) ** 2).mean()
         loss.backward()
         return loss, W1.grad, b1.grad, W2.grad, b2.grad
@@ -183,9 +161,9 @@ def main():
         torch.set_num_threads(1)
 
     print("1. Per-op overhead: 1,000-step chain y = y * 1.0001 + 0.001, 4 float32, forward + backward")
-    rows = [("autograd_lab", chain_al), ("NumPy, no autograd (floor)", chain_numpy)]
+    rows = [("autograd_lab", chain(al)), ("NumPy, no autograd (floor)", chain_numpy)]
     if torch is not None:
-        rows.append((f"PyTorch {torch.__version__}", chain_torch(torch)))
+        rows.append((f"PyTorch {torch.__version__}", chain(torch)))
     if hips is not None:
         rows.append(("HIPS autograd", chain_hips(hips)))
     if mygrad is not None:
@@ -203,13 +181,13 @@ def main():
     print("\n2. MLP step: batch 256, 784 -> 256 sigmoid -> 10, MSE, float32, forward + backward")
     data = mlp_data()
     reference = mlp_numpy(*data)
-    ours_step = mlp_al(*data)
+    ours_step = mlp(al, *data)
     # same numbers first: a benchmark of a wrong answer is worthless
     for r, o in zip(reference(), ours_step()):
         assert np.allclose(np.asarray(r), o.detach().numpy(), rtol=1e-3, atol=1e-5)
     steps = [("hand-written NumPy", reference), ("autograd_lab", ours_step)]
     if torch is not None:
-        steps.append((f"PyTorch {torch.__version__}", mlp_torch(torch, *data)))
+        steps.append((f"PyTorch {torch.__version__}", mlp(torch, *data)))
     rounds = {}
     medians = interleaved(steps, rounds=15, repeat=8, per_round=rounds)
     base = medians["hand-written NumPy"]
@@ -224,7 +202,7 @@ def main():
     # where the difference comes from: the same step on tiny arrays costs next to nothing in
     # NumPy, so what is left is the engine's Python bookkeeping (recording, the walk)
     tiny = mlp_data(batch=2, n_in=8, hidden=4, n_out=3)
-    small = interleaved([("hand-written NumPy", mlp_numpy(*tiny)), ("autograd_lab", mlp_al(*tiny))],
+    small = interleaved([("hand-written NumPy", mlp_numpy(*tiny)), ("autograd_lab", mlp(al, *tiny))],
                         rounds=15, repeat=50)
     bookkeeping = small["autograd_lab"] - small["hand-written NumPy"]
     gap = medians["autograd_lab"] - base

@@ -234,37 +234,30 @@ def test_func_error_texts_match_torch_func(case):
 
 
 # -- gradcheck --------------------------------------------------------------------------------
+def wrong_square(lib):
+    """x², whose backward says 3x instead of 2x: a Function for either library."""
+    class WrongSquare(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x * g
+    return WrongSquare
+
+
 def test_gradcheck_verdicts_and_first_line_match_torch():
-    class Wrong(al.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return 3 * x * g
-
-    class TorchWrong(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return 3 * x * g
-
     xo = al.tensor([1.0, 2.0], dtype=al.float64, requires_grad=True)
     xt = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
     assert al.autograd.gradcheck(lambda x: x.tanh() * x, (xo,)) == \
         torch.autograd.gradcheck(lambda x: x.tanh() * x, (xt,))
     assert al.autograd.gradgradcheck(lambda x: x.tanh() * x, (xo,)) == \
         torch.autograd.gradgradcheck(lambda x: x.tanh() * x, (xt,))
-    _, ours = raised(lambda: al.autograd.gradcheck(Wrong.apply, (xo,)))
-    _, theirs = raised(lambda: torch.autograd.gradcheck(TorchWrong.apply, (xt,)))
+    _, ours = raised(lambda: al.autograd.gradcheck(wrong_square(al).apply, (xo,)))
+    _, theirs = raised(lambda: torch.autograd.gradcheck(wrong_square(torch).apply, (xt,)))
     assert str(ours).splitlines()[0] == str(theirs).splitlines()[0]
     assert isinstance(theirs, RuntimeError) and isinstance(ours, RuntimeError)
 
