@@ -41,7 +41,3 @@ def source_of(docname):
         if (ROOT / f"{docname}{ext}").exists():
             return ROOT / f"{docname}{ext}"
     return None
-
-
-# Page weights measured by tests/test_browser.py, printed at the end of the run.
-PAGE_WEIGHTS = {}

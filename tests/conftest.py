@@ -17,7 +17,7 @@ import threading
 
 import pytest
 
-from book_site import (BUILD_HINT, HTML, PAGE_WEIGHTS, ROOT, require_or_skip, source_of, toc_docnames,
+from book_site import (BUILD_HINT, HTML, ROOT, require_or_skip, source_of, toc_docnames,
                        toc_path)
 
 
@@ -89,6 +89,17 @@ def book_server(built_html):
         server.server_close()
 
 
+# page weights that tests/test_browser.py records as the property "page_weight" of its
+# reports (so that they reach this process from an xdist worker too), printed at the end
+PAGE_WEIGHTS = {}
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        for key, value in report.user_properties:
+            if key == "page_weight":
+                name, sent, raw = value
+                PAGE_WEIGHTS[name] = (sent, raw)
 
 
 def pytest_terminal_summary(terminalreporter):

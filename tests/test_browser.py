@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from book_site import PAGE_WEIGHTS, ROOT, require_or_skip, toc_docnames
+from book_site import ROOT, require_or_skip, toc_docnames
 
 pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")
@@ -170,7 +170,7 @@ SWITCH_TO_DARK = """() => {
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_html, name):
+def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_html, name, record_property):
     visit = Visit(browser, book_server, name, "light")
     try:
         assert visit.response is not None and visit.response.ok, f"{name} did not load"
@@ -198,7 +198,7 @@ def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_
                 assert visit.page.request.get(url).ok, f"{selector} -> {url} is broken"
 
         weight = visit.weight()
-        PAGE_WEIGHTS[name] = (weight, visit.uncompressed_weight(built_html))
+        record_property("page_weight", (name, weight, visit.uncompressed_weight(built_html)))
         assert weight <= BUDGET, f"{name} fetches {weight / 1e6:.2f} MB"
         visit.screenshot(name, "light", full_page=True)       # the whole page, for review
 

@@ -133,12 +133,26 @@ def cmd_test(args):
         env["AUTOGRAD_LAB_TOC"] = str(BUILD / "_toc.existing.yml")
     t0 = time.perf_counter()
     # --durations: the slowest tests are listed, to keep the 120 s budget honest
-    rc_tests = run([python, "-m", "pytest", "--durations=10", *args.pytest_args], env=env)
+    rc_tests = run([python, "-m", "pytest", "--durations=10", *parallel(python, args.pytest_args),
+                    *args.pytest_args], env=env)
     timings["pytest"] = time.perf_counter() - t0
     say("timings: " + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()))
     if rc_build:
         say("the book build failed (warnings are errors): see its log above")
     return rc_build or rc_tests
+
+
+def parallel(python, pytest_args):
+    """pytest-xdist's options, one worker per core, each test file kept on one worker (a
+    notebook's cells run in order in one kernel; a module's fixtures are made once) --
+    unless the environment lacks xdist or the arguments already choose (-n, --pdb)."""
+    if any(a.startswith(("-n", "--numprocesses", "--pdb", "--dist")) or a == "no:xdist" for a in pytest_args):
+        return []
+    probe = subprocess.run([str(python), "-c", "import xdist"], capture_output=True)
+    if probe.returncode != 0:
+        say("pytest-xdist is not installed in this environment: the tests run one at a time")
+        return []
+    return ["-n", "auto", "--dist", "loadfile"]
 
 
 def cmd_refresh(args):
