@@ -170,7 +170,8 @@ SWITCH_TO_DARK = """() => {
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_html, name, record_property):
+def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_html, name,
+                                                    record_property):
     visit = Visit(browser, book_server, name, "light")
     try:
         assert visit.response is not None and visit.response.ok, f"{name} did not load"

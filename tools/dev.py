@@ -2,7 +2,7 @@
 """One entry point for the book's chores. Needs only Python 3.11+ (standard library).
 
     python3 tools/dev.py book     # build the book from scratch, print where index.html is
-    python3 tools/dev.py test     # build the book, then run every test (pytest)
+    python3 tools/dev.py test     # build the book, then run every test (pytest, on every core)
     python3 tools/dev.py refresh  # re-execute the notebooks in place (after changing the package)
     python3 tools/dev.py bench    # run every benchmark in bench/
     python3 tools/dev.py lab      # open the chapters in JupyterLab, with live explorers
@@ -146,7 +146,8 @@ def parallel(python, pytest_args):
     """pytest-xdist's options, one worker per core, each test file kept on one worker (a
     notebook's cells run in order in one kernel; a module's fixtures are made once) --
     unless the environment lacks xdist or the arguments already choose (-n, --pdb)."""
-    if any(a.startswith(("-n", "--numprocesses", "--pdb", "--dist")) or a == "no:xdist" for a in pytest_args):
+    chosen = ("-n", "--numprocesses", "--pdb", "--dist")
+    if any(a.startswith(chosen) or a == "no:xdist" for a in pytest_args):
         return []
     probe = subprocess.run([str(python), "-c", "import xdist"], capture_output=True)
     if probe.returncode != 0:
