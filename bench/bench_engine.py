@@ -7,7 +7,10 @@
    beside PyTorch, HIPS autograd and MyGrad when they are importable.
 2. One training step of an MLP (batch 256, 784 -> 256 sigmoid -> 10, mean squared error,
    float32), forward + backward, against the same step written by hand in NumPy; then the
-   same step on tiny arrays, which isolates the engine's own Python bookkeeping.
+   same step on tiny arrays, which isolates the engine's own Python bookkeeping.  Beside
+   them, a calibration: the same step on the least a Python tape can be
+   (``_minimal_tape.py``: no checks, none of torch's semantics), the floor for any
+   engine written in Python on this machine.
 
 The contestants of each part take turns in rounds (see ``interleaved``), so a change in
 the machine's load during the run hits all of them; on a shared machine the ratios still
@@ -26,6 +29,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import autograd_lab as al  # noqa: E402
+import _minimal_tape as minimal_tape  # noqa: E402  (bench/, the script's own folder)
 
 
 def interleaved(contestants, rounds, repeat, per_round=None):
@@ -182,17 +186,20 @@ def main():
     data = mlp_data()
     reference = mlp_numpy(*data)
     ours_step = mlp(al, *data)
+    tape_step = minimal_tape.mlp(*data)
     # same numbers first: a benchmark of a wrong answer is worthless
-    for r, o in zip(reference(), ours_step()):
+    for r, o, t in zip(reference(), ours_step(), tape_step()):
         assert np.allclose(np.asarray(r), o.detach().numpy(), rtol=1e-3, atol=1e-5)
-    steps = [("hand-written NumPy", reference), ("autograd_lab", ours_step)]
+        assert np.allclose(np.asarray(r), t, rtol=1e-3, atol=1e-5)
+    steps = [("hand-written NumPy", reference), ("autograd_lab", ours_step),
+             ("minimal Python tape (calibration)", tape_step)]
     if torch is not None:
         steps.append((f"PyTorch {torch.__version__}", mlp(torch, *data)))
     rounds = {}
     medians = interleaved(steps, rounds=15, repeat=8, per_round=rounds)
     base = medians["hand-written NumPy"]
     for name, t in medians.items():
-        print(f"   {name:32s} {t * 1e3:7.2f} ms   / hand-written = {t / base:5.3f}x")
+        print(f"   {name:34s} {t * 1e3:7.2f} ms   / hand-written = {t / base:5.3f}x")
     ratio = medians["autograd_lab"] / base
     # how far the ratio moves from one round to the next: the noise under the verdict
     each = sorted(a / b for a, b in zip(rounds["autograd_lab"], rounds["hand-written NumPy"]))
