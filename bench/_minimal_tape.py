@@ -31,7 +31,8 @@ class Value:
         return Value(self.data - other.data, ((self, lambda g: g), (other, lambda g: -g)))
 
     def __pow__(self, k):
-        return Value(self.data ** k, ((self, lambda g: g * k * (self.data if k == 2 else self.data ** (k - 1))),))
+        base = self.data if k == 2 else self.data ** (k - 1)     # x ** 1 is x: nothing to compute
+        return Value(self.data ** k, ((self, lambda g: g * k * base),))
 
     def mean(self):
         n = self.data.size

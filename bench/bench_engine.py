@@ -12,7 +12,7 @@
    (``_minimal_tape.py``: no checks, none of torch's semantics), the floor for any
    engine written in Python on this machine.
 
-The contestants of each part take turns in rounds (see ``interleaved``), so a change in
+The contestants of each part take turns in rounds (see ``in_rounds``), so a change in
 the machine's load during the run hits all of them; on a shared machine the ratios still
 move by a few hundredths from one run to the next.
 """
@@ -32,16 +32,20 @@ import autograd_lab as al  # noqa: E402
 import _minimal_tape as minimal_tape  # noqa: E402  (bench/, the script's own folder)
 
 
-def interleaved(contestants, rounds, repeat, per_round=None):
-    """{name: median seconds per call}.  The contestants take turns, a few calls each, for
-    several rounds, so that drift in the machine's load hits every one of them alike.
-    ``per_round``, a dict, receives each contestant's list of round medians."""
+def in_rounds(contestants, rounds, repeat):
+    """{name: [median seconds per call, one per round]}.  The contestants take turns, a
+    few calls each, for several rounds, so that drift in the machine's load hits every one
+    of them alike."""
     samples = {name: [] for name, _ in contestants}
     for _ in range(rounds):
         for name, fn in contestants:
             samples[name].append(median_time(fn, repeat=repeat, warmup=1))
-    if per_round is not None:
-        per_round.update(samples)
+    return samples
+
+
+def interleaved(contestants, rounds, repeat):
+    """{name: median seconds per call} over the rounds of :func:`in_rounds`."""
+    samples = in_rounds(contestants, rounds, repeat)
     return {name: statistics.median(times) for name, times in samples.items()}
 
 
@@ -195,8 +199,8 @@ def main():
              ("minimal Python tape (calibration)", tape_step)]
     if torch is not None:
         steps.append((f"PyTorch {torch.__version__}", mlp(torch, *data)))
-    rounds = {}
-    medians = interleaved(steps, rounds=15, repeat=8, per_round=rounds)
+    rounds = in_rounds(steps, rounds=15, repeat=8)
+    medians = {name: statistics.median(times) for name, times in rounds.items()}
     base = medians["hand-written NumPy"]
     for name, t in medians.items():
         print(f"   {name:34s} {t * 1e3:7.2f} ms   / hand-written = {t / base:5.3f}x")
@@ -215,8 +219,6 @@ def main():
     gap = medians["autograd_lab"] - base
     print(f"   difference per step {gap * 1e6:6.0f} us; the engine's bookkeeping alone (same graph on "
           f"2 x 8 inputs) {bookkeeping * 1e6:.0f} us")
-    print("   (run between the step's large matrix products, as in the step above, the same "
-          "bookkeeping takes longer than in a tight loop)")
 
 
 if __name__ == "__main__":
