@@ -12,15 +12,18 @@
    (``_minimal_tape.py``: no checks, none of torch's semantics), the floor for any
    engine written in Python on this machine.
 
-The contestants of each part take turns in rounds (see ``in_rounds``), so a change in
-the machine's load during the run hits all of them; on a shared machine the ratios still
-move by a few hundredths from one run to the next.
+Every contestant of a part has one go per turn, in a shuffled order (see ``in_turns``), and
+each ratio is the median over the turns of (this contestant's time / the baseline's time
+in the same turn): two calls made moments apart see the same load on the machine, so a
+busy neighbour moves both.  The MLP part also times the hand-written step against itself
+-- the noise of the instrument, printed beside the verdict it has to carry.
 """
 import os
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = "1"
 
+import random  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -32,32 +35,31 @@ import autograd_lab as al  # noqa: E402
 import _minimal_tape as minimal_tape  # noqa: E402  (bench/, the script's own folder)
 
 
-def in_rounds(contestants, rounds, repeat):
-    """{name: [median seconds per call, one per round]}.  The contestants take turns, a
-    few calls each, for several rounds, so that drift in the machine's load hits every one
-    of them alike."""
-    samples = {name: [] for name, _ in contestants}
-    for _ in range(rounds):
-        for name, fn in contestants:
-            samples[name].append(median_time(fn, repeat=repeat, warmup=1))
-    return samples
+def in_turns(contestants, turns, seed=0):
+    """{name: [seconds of its call in each turn]}.  In every turn each contestant has its
+    go, in an order shuffled anew (seeded) so that no one always follows the same
+    neighbour: one call untimed, then one timed -- warm, as in a training loop, where the
+    same step has just run."""
+    order, rng = list(contestants), random.Random(seed)
+    times = {name: [] for name, _ in contestants}
+    for _ in range(turns):
+        rng.shuffle(order)
+        for name, fn in order:
+            fn()
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return times
 
 
-def interleaved(contestants, rounds, repeat):
-    """{name: median seconds per call} over the rounds of :func:`in_rounds`."""
-    samples = in_rounds(contestants, rounds, repeat)
-    return {name: statistics.median(times) for name, times in samples.items()}
+def turn_ratios(times, name, base):
+    """This contestant's time over the baseline's, turn by turn."""
+    return [a / b for a, b in zip(times[name], times[base])]
 
 
-def median_time(fn, repeat=25, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def quartiles(values):
+    """(lower quartile, median, upper quartile)."""
+    return tuple(statistics.quantiles(values, n=4))
 
 
 def optional(name):
@@ -176,13 +178,14 @@ def main():
         rows.append(("HIPS autograd", chain_hips(hips)))
     if mygrad is not None:
         rows.append((f"MyGrad {mygrad.__version__}", chain_mygrad(mygrad)))
-    per_op = {name: t / OPS * 1e6 for name, t in interleaved(rows, rounds=5, repeat=5).items()}
-    ours = per_op["autograd_lab"]
-    for name, us in per_op.items():
-        print(f"   {name:32s} {us:7.2f} us/op   autograd_lab / this = {ours / us:5.2f}x")
+    times = in_turns(rows, turns=25)
+    for name, _ in rows:
+        us = statistics.median(times[name]) / OPS * 1e6
+        ratio = statistics.median(turn_ratios(times, "autograd_lab", name))
+        print(f"   {name:32s} {us:7.2f} us/op   autograd_lab / this = {ratio:5.2f}x")
     if torch is not None:
-        verdict = "meets" if ours <= per_op[f"PyTorch {torch.__version__}"] else "misses"
-        print(f"   goal: no more than PyTorch per op -> {verdict}")
+        ratio = statistics.median(turn_ratios(times, "autograd_lab", f"PyTorch {torch.__version__}"))
+        print(f"   goal: no more than PyTorch per op -> {'meets' if ratio <= 1 else 'misses'}")
     else:
         print("   (install torch==2.13.0 to compare with PyTorch)")
 
@@ -195,30 +198,34 @@ def main():
     for r, o, t in zip(reference(), ours_step(), tape_step()):
         assert np.allclose(np.asarray(r), o.detach().numpy(), rtol=1e-3, atol=1e-5)
         assert np.allclose(np.asarray(r), t, rtol=1e-3, atol=1e-5)
-    steps = [("hand-written NumPy", reference), ("autograd_lab", ours_step),
+    base, again = "hand-written NumPy", "hand-written NumPy, again"
+    steps = [(base, reference), (again, mlp_numpy(*data)), ("autograd_lab", ours_step),
              ("minimal Python tape (calibration)", tape_step)]
     if torch is not None:
         steps.append((f"PyTorch {torch.__version__}", mlp(torch, *data)))
-    rounds = in_rounds(steps, rounds=15, repeat=8)
-    medians = {name: statistics.median(times) for name, times in rounds.items()}
-    base = medians["hand-written NumPy"]
-    for name, t in medians.items():
-        print(f"   {name:34s} {t * 1e3:7.2f} ms   / hand-written = {t / base:5.3f}x")
-    ratio = medians["autograd_lab"] / base
-    # how far the ratio moves from one round to the next: the noise under the verdict
-    each = sorted(a / b for a, b in zip(rounds["autograd_lab"], rounds["hand-written NumPy"]))
-    print(f"   goal: at most 1.05x hand-written -> {'meets' if ratio <= 1.05 else 'misses'} ({ratio:.3f}x; "
-          f"the {len(each)} rounds ranged from {each[0]:.3f}x to {each[-1]:.3f}x)")
+    times = in_turns(steps, turns=150)
+    print(f"   {base:34s} {statistics.median(times[base]) * 1e3:7.2f} ms   (the baseline)")
+    for name, _ in steps[1:]:
+        low, mid, high = quartiles(turn_ratios(times, name, base))
+        print(f"   {name:34s} {statistics.median(times[name]) * 1e3:7.2f} ms   / hand-written = "
+              f"{mid:5.3f}x (quartiles {low:.3f}-{high:.3f})")
+    ratio = quartiles(turn_ratios(times, "autograd_lab", base))[1]
+    low, mid, high = quartiles(turn_ratios(times, again, base))
+    print(f"   goal: at most 1.05x hand-written -> {'meets' if ratio <= 1.05 else 'misses'} ({ratio:.3f}x); "
+          f"the instrument: the hand-written step against itself reads {mid:.3f}x, quartiles "
+          f"{low:.3f}-{high:.3f}")
 
     # where the difference comes from: the same step on tiny arrays costs next to nothing in
     # NumPy, so what is left is the engine's Python bookkeeping (recording, the walk)
     tiny = mlp_data(batch=2, n_in=8, hidden=4, n_out=3)
-    small = interleaved([("hand-written NumPy", mlp_numpy(*tiny)), ("autograd_lab", mlp(al, *tiny))],
-                        rounds=15, repeat=50)
-    bookkeeping = small["autograd_lab"] - small["hand-written NumPy"]
-    gap = medians["autograd_lab"] - base
-    print(f"   difference per step {gap * 1e6:6.0f} us; the engine's bookkeeping alone (same graph on "
-          f"2 x 8 inputs) {bookkeeping * 1e6:.0f} us")
+    small = in_turns([(base, mlp_numpy(*tiny)), ("autograd_lab", mlp(al, *tiny)),
+                      ("tape", minimal_tape.mlp(*tiny))], turns=2000)
+
+    def extra(times, name):           # median over the turns of (its time - hand-written's)
+        return statistics.median(a - b for a, b in zip(times[name], times[base])) * 1e6
+    print(f"   difference per step {extra(times, 'autograd_lab'):.0f} us; the same graph on 2 x 8 inputs, "
+          f"where the arithmetic costs next to nothing: autograd_lab's bookkeeping "
+          f"{extra(small, 'autograd_lab'):.0f} us, the minimal tape's {extra(small, 'tape'):.0f} us")
 
 
 if __name__ == "__main__":
