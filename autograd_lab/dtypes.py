@@ -112,3 +112,16 @@ def result_type(arrays, scalars):
         if result is None or _rank(s_dtype)[0] > _rank(result)[0]:
             result = s_dtype
     return result
+
+
+def check_fits(number, np_dtype):
+    """Refuse a Python int that ``np_dtype`` cannot hold, as torch refuses it where it takes
+    a number as a value or bound (``where``, ``clamp``, ``**``).  Arithmetic and
+    comparisons instead wrap it around, as a C cast does (see ``graph._promote``).  Like
+    torch, an unsigned dtype also takes negatives down to -max, which wrap (uint8: -1 is 255)."""
+    if type(number) is not int or np_dtype.kind not in "iu":
+        return
+    info = np.iinfo(np_dtype)
+    low = -info.max if np_dtype.kind == "u" else info.min
+    if not low <= number <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {np_dtype.name}_t without overflow")

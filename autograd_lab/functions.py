@@ -19,6 +19,9 @@ def where(condition, input, other):
     if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {condition.dtype!r}")
+    for number, branch in ((input, other), (other, input)):
+        if isinstance(branch, Tensor):
+            dtypes.check_fits(number, branch._data.dtype)
     return ops.where(condition, input, other)
 
 

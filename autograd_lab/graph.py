@@ -88,9 +88,9 @@ class Op:
             return self.forward(*args, **params)
         # tensors in: compute on their arrays, then record (see attach)
         if self.promote is True:
-            arrays = promote(arrays)
+            arrays = promote(arrays, self.floating)
         elif self.promote:                # promote only the inputs from this index on
-            arrays[self.promote:] = promote(arrays[self.promote:])
+            arrays[self.promote:] = promote(arrays[self.promote:], self.floating)
         if self.floating:
             for i, a in enumerate(arrays):
                 if type(a) is np.ndarray and a.dtype.kind in "biu":
@@ -339,37 +339,49 @@ def _push_tangent(op, args, params, result):
     result._tangent = t.astype(result._data.dtype, copy=False) if result._data.dtype.kind == "f" else t
 
 
-def promote(arrays):
-    """Cast inputs to torch's result dtype (Python numbers stay numbers)."""
+def promote(arrays, floating=False):
+    """Cast inputs to torch's result dtype; for an op with real-valued results
+    (``floating``), at least the default float."""
     dtype, scalars = None, False
     for a in arrays:                          # the common case: one dtype, nothing to do
         if type(a) is np.ndarray:
             if dtype is None:
                 dtype = a.dtype
             elif a.dtype != dtype:
-                return _promote(arrays)
+                return _promote(arrays, floating)
         elif isinstance(a, np.generic):
-            return _promote(arrays)
+            return _promote(arrays, floating)
         else:
             scalars = True
     if dtype is not None and (dtype.kind == "f" or not scalars):
         return arrays
-    return _promote(arrays)
+    return _promote(arrays, floating)
 
 
-def _promote(arrays):
+def _promote(arrays, floating):
     arrays = [a.item() if isinstance(a, np.generic) else a for a in arrays]
     target = dtypes.result_type([a for a in arrays if isinstance(a, np.ndarray)],
                                 [a for a in arrays if isinstance(a, (bool, int, float))])
     if target is None:
         return arrays
+    if floating and target.kind != "f":   # int8 / 300: the numbers stay whole, the result
+        target = dtypes.DEFAULT_FLOAT     # is float32 (300 never becomes an int8 first)
     if target.kind == "f" and any(isinstance(a, np.ndarray) for a in arrays):
         # a Python number meeting a float array is cast by NumPy to the array's dtype
         return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target else a
                 for a in arrays]
     return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target else
-            (np.asarray(a, dtype=target) if isinstance(a, (bool, int, float)) else a)
+            (_number_as(a, target) if isinstance(a, (bool, int, float)) else a)
             for a in arrays]
+
+
+def _number_as(number, target):
+    """A Python number as a 0-d array of dtype ``target``.  An int the dtype cannot hold
+    wraps around, as torch's C cast does (int8: 300 is 44, so 300 + 1 is 45), where
+    ``np.asarray(300, np.int8)`` would refuse; beyond 64 bits NumPy refuses, as torch does."""
+    if isinstance(number, float):
+        return np.asarray(number, dtype=target)
+    return np.array(number).astype(target)
 
 
 def broadcast_mismatch(sa, sb):

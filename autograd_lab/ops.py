@@ -153,9 +153,10 @@ def power(base, exponent):
     """``tensor ** exponent``, ``tensor.pow`` and ``al.pow`` call this, not the op ``pow``
     below: torch refuses an integer tensor to a negative *number* (not tensor) power, and
     only here is a number still told apart from a tensor (``pow`` sees arrays)."""
-    if (type(base) is Tensor and base._data.dtype.kind in "biu" and _is_int_number(exponent)
-            and exponent < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if type(base) is Tensor and base._data.dtype.kind in "biu" and _is_int_number(exponent):
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        dtypes.check_fits(exponent, base._data.dtype)
     return pow(base, exponent)
 
 

@@ -633,8 +633,7 @@ def _as_tensor(x):
 
 def _sub(a, b):
     """a - b, refusing bool tensors with torch's words."""
-    bools = (isinstance(a, Tensor) and a._data.dtype.kind == "b") + \
-        (isinstance(b, Tensor) and b._data.dtype.kind == "b")
+    bools = _is_bool(a) + _is_bool(b)
     if bools == 2:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
@@ -643,6 +642,11 @@ def _sub(a, b):
                            "you are trying to invert a mask, use the `~` or `logical_not()` operator "
                            "instead.")
     return ops.sub(a, b)
+
+
+def _is_bool(v):
+    """A bool tensor, or a Python bool (which torch treats as one)."""
+    return v._data.dtype.kind == "b" if isinstance(v, Tensor) else isinstance(v, (bool, np.bool_))
 
 
 def _clamp(x, min, max):
@@ -659,6 +663,11 @@ def _clamp(x, min, max):
     if x._data.dtype.kind in "biu" and any(isinstance(b, float) or np.asarray(b).dtype.kind == "f"
                                           for b in bounds if b is not None):
         x = x.to(dtypes.float32)          # a float bound makes the result float, as in torch
+    if x._data.dtype.kind in "iu":        # an int bound must fit x's dtype, and takes it
+        for i, b in enumerate(bounds):      # (uint8: -1 is 255), as in torch
+            dtypes.check_fits(b, x._data.dtype)
+            if type(b) is int:
+                bounds[i] = np.array(b).astype(x._data.dtype)
     return ops.clamp(x, min=bounds[0], max=bounds[1])
 
 

@@ -209,6 +209,8 @@ REFUSED_LIKE_TORCH = {
     "one minus a bool tensor": lambda lib: 1 - lib.tensor([True, False]),
     "bool minus bool": lambda lib: lib.tensor([True]) - lib.tensor([False]),
     "bool minus a number": lambda lib: lib.tensor([True]).sub(1.0),
+    "a number minus True": lambda lib: lib.tensor([1.0, 2.0]) - True,
+    "True minus an integer tensor": lambda lib: True - lib.tensor([1, 2], dtype=lib.int8),
     "minus a bool tensor": lambda lib: -lib.tensor([True]),
     "relu of bools": lambda lib: lib.relu(lib.tensor([True])),
     "norm of integers": lambda lib: lib.tensor([3, 4]).norm(),
@@ -293,6 +295,53 @@ CORNERS_LIKE_TORCH = {
         lib.minimum, (lib.tensor([NAN, 1.0, 3.0]), lib.tensor([0.0, NAN, 3.0])),
         (lib.tensor([1.0, 10.0, 100.0]), lib.tensor([2.0, 20.0, 200.0])))[1],
 }
+
+
+def _int8(lib):
+    return lib.tensor([1, 2], dtype=lib.int8)
+
+
+def _uint8(lib):
+    return lib.tensor([0, 255], dtype=lib.uint8)
+
+
+# a Python int that an integer tensor's dtype cannot hold: arithmetic and comparisons
+# wrap it around; where, clamp and ** refuse it (but an unsigned dtype takes -max..max)
+NUMBERS_OUT_OF_RANGE = {
+    "int8 + 300": lambda lib: _int8(lib) + 300,
+    "300 - int8": lambda lib: 300 - _int8(lib),
+    "int8 * 200": lambda lib: _int8(lib) * 200,
+    "int16 * 40000": lambda lib: lib.tensor([1, 2], dtype=lib.int16) * 40000,
+    "0-d int8 + 300": lambda lib: lib.tensor(3, dtype=lib.int8) + 300,
+    "uint8 + -1": lambda lib: _uint8(lib) + (-1),
+    "int8 / 300": lambda lib: _int8(lib) / 300,
+    "300 / int8": lambda lib: 300 / _int8(lib),
+    "300 ** int8": lambda lib: 300 ** _int8(lib),
+    "int8 > 300": lambda lib: _int8(lib) > 300,
+    "int8 < -200": lambda lib: _int8(lib) < -200,
+    "uint8 == 511": lambda lib: _uint8(lib) == 511,
+    "int8 & 300": lambda lib: _int8(lib) & 300,
+    "int8 ** 300": lambda lib: _int8(lib) ** 300,
+    "int64 ** 2**63": lambda lib: lib.tensor([1, 2]) ** 2 ** 63,
+    "int64 + 2**63": lambda lib: lib.tensor([1, 2]) + 2 ** 63,
+    "where(int8, 300)": lambda lib: lib.where(_int8(lib) > 1, _int8(lib), 300),
+    "where(-129, int8)": lambda lib: lib.where(_int8(lib) > 1, -129, _int8(lib)),
+    "where(uint8, -1)": lambda lib: lib.where(_uint8(lib) > 1, _uint8(lib), -1),
+    "where(int8, 127)": lambda lib: lib.where(_int8(lib) > 1, _int8(lib), 127),
+    "clamp(int8, max=128)": lambda lib: _int8(lib).clamp(max=128),
+    "clamp(uint8, min=-1)": lambda lib: _uint8(lib).clamp(min=-1),
+    "clamp(uint8, min=-256)": lambda lib: _uint8(lib).clamp(min=-256),
+    "clamp(int8, -300, 1.5)": lambda lib: _int8(lib).clamp(-300, 1.5),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMBERS_OUT_OF_RANGE))
+def test_numbers_out_of_an_integer_dtypes_range_as_in_torch(case):
+    ours, theirs = _error(lambda: NUMBERS_OUT_OF_RANGE[case](al)), _error(lambda: NUMBERS_OUT_OF_RANGE[case](torch))
+    assert ours == theirs
+    if theirs[0] is None:
+        ours, theirs = NUMBERS_OUT_OF_RANGE[case](al), NUMBERS_OUT_OF_RANGE[case](torch)
+        assert ours.numpy().dtype == theirs.numpy().dtype and ours.tolist() == theirs.tolist()
 
 
 @pytest.mark.parametrize("case", list(CORNERS_LIKE_TORCH))

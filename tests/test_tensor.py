@@ -272,6 +272,21 @@ def test_integer_dtypes_promote_as_in_torch():
     assert a.dtype == al.int16 and a.tolist() == [-1]
 
 
+def test_a_number_out_of_an_integer_dtypes_range_wraps_in_arithmetic_as_in_torch():
+    x = al.tensor([1, 2], dtype=al.int8)
+    assert (x + 300).tolist() == [45, 46] and (x + 300).dtype == al.int8     # 300 is 44 in int8
+    assert (x < -200).tolist() == [True, True]                               # -200 is 56
+    assert (x / 300).dtype == al.float32 and np.allclose((x / 300).numpy(), [1 / 300, 2 / 300])
+    assert al.tensor([0, 255], dtype=al.uint8).clamp(min=-1).tolist() == [255, 255]   # -1 is 255
+
+
+@pytest.mark.parametrize("make", [lambda x: al.where(x > 1, x, 300), lambda x: x.clamp(max=128),
+                                  lambda x: x ** 300])
+def test_where_clamp_and_pow_refuse_a_number_the_dtype_cannot_hold(make):
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int8_t without overflow$"):
+        make(al.tensor([1, 2], dtype=al.int8))
+
+
 def test_reducing_over_no_listed_dims_reduces_over_all_of_them():
     assert al.ones(2, 3).sum(dim=()).item() == 6.0 and al.ones(2, 3).mean(dim=[]).item() == 1.0
 
