@@ -151,8 +151,9 @@ def _int_pow(a, b):
 
 def power(base, exponent):
     """``tensor ** exponent``, ``tensor.pow`` and ``al.pow`` call this, not the op ``pow``
-    below: torch refuses an integer tensor to a negative *number* (not tensor) power, and
-    only here is a number still told apart from a tensor (``pow`` sees arrays)."""
+    below: torch refuses an integer tensor to a negative *number* (not tensor) power, or to
+    one its dtype cannot hold, and only here is a number still told apart from a tensor
+    (``pow`` sees arrays)."""
     if type(base) is Tensor and base._data.dtype.kind in "biu" and _is_int_number(exponent):
         if exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
