@@ -1,4 +1,6 @@
 """The ``al.*`` functions, with torch's names and signatures, over the rules table."""
+import functools
+
 import numpy as np
 
 from . import dtypes, ops
@@ -165,31 +167,44 @@ def argmax(input, dim=None, keepdim=False):
     return _t(input).argmax(dim, keepdim)
 
 
+def _half_in_float32(fn):
+    """Cast the input to ``dtype`` if one is given (as torch does, before computing); then
+    compute a float16 input in float32 and round the result once, as torch's kernels do
+    for softmax and log_softmax (in float16 throughout, the sum rounds at every step)."""
+    @functools.wraps(fn)
+    def in_float32(input, dim, dtype=None):
+        x = _t(input) if dtype is None else _t(input).to(dtype)
+        if x._data.dtype == np.float16:
+            return fn(x.to(dtypes.float32), dim).to(dtypes.float16)
+        return fn(x, dim)
+    return in_float32
+
+
+@_half_in_float32
 def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``, shifted by the (detached) maximum for stability.
     Built from the rules table (Sub, Exp, Sum, Div nodes), where torch records one
     SoftmaxBackward0; the numbers and gradients are the same."""
-    x = _shifted(_t(input), dim, dtype, "softmax")
+    x = _shifted(_t(input), dim, "softmax")
     if x._data.size == 0:
         return x.clone()
     e = x.exp()
     return e / e.sum(dim, keepdim=True)
 
 
+@_half_in_float32
 def log_softmax(input, dim, dtype=None):
     """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero."""
-    x = _shifted(_t(input), dim, dtype, "log_softmax")
+    x = _shifted(_t(input), dim, "log_softmax")
     if x._data.size == 0:
         return x.clone()
     return x - x.exp().sum(dim, keepdim=True).log()
 
 
-def _shifted(x, dim, dtype, name):
-    """x (cast to ``dtype`` first, as torch does) minus its maximum along dim (detached:
-    the shift changes no result, only the rounding).  An empty tensor has nothing to
-    compute, and comes back as it is, even an integer one (as in torch)."""
-    if dtype is not None:
-        x = x.to(dtype)
+def _shifted(x, dim, name):
+    """x minus its maximum along dim (detached: the shift changes no result, only the
+    rounding).  An empty tensor has nothing to compute, and comes back as it is, even an
+    integer one (as in torch).  (``dtype=`` was applied before: see _half_in_float32.)"""
     d = _neg(dim, x.ndim)                 # torch's IndexError for a dim out of range
     if x._data.size == 0:
         return x

@@ -485,3 +485,17 @@ def test_a_uint8_index_is_a_mask_as_in_torch():
             y.sum().backward()
         results.append((y.tolist(), x.grad.tolist()))
     assert results[0] == results[1]
+
+
+def test_float16_softmax_equals_torchs():
+    rng = np.random.default_rng(0)
+    data, seed = (rng.normal(size=(4, 7)) * 3).astype(np.float16), rng.normal(size=(4, 7)).astype(np.float16)
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor(data, requires_grad=True)
+        y = x.softmax(1)
+        y.backward(lib.tensor(seed))
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    (y, g), (ty, tg) = results
+    assert y.dtype == g.dtype == tg.dtype == np.float16 and np.array_equal(y, ty)
+    assert np.allclose(g, tg, rtol=1e-2, atol=1e-3)
