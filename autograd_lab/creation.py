@@ -39,11 +39,39 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
             array = np.array(_unwrap(data), dtype=dtypes.to_numpy(dtype))
         except ValueError as e:
             raise ValueError(f"expected sequences of equal length at every level: {e}") from None
+        if dtype is None and _beyond_int64(array):
+            array = _with_big_ints(_unwrap(data), array)
         if array.dtype == object or array.dtype.kind not in "biuf":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        dtypes.from_numpy(array.dtype)      # refuses a dtype we lack, such as uint64
         if dtype is None and array.dtype == np.float64 and not _is_numpy(data):
             array = array.astype(dtypes.DEFAULT_FLOAT)
     return _finish(array, requires_grad)
+
+
+def _beyond_int64(array):
+    """Whether NumPy may have met Python ints beyond int64: it then picks uint64, float64
+    or object where torch picks int64 or float32."""
+    return (array.dtype == np.uint64 or array.dtype == object
+            or array.dtype == np.float64 and bool(np.any(np.abs(array) >= 2.0 ** 63)))
+
+
+def _with_big_ints(data, array):
+    """Type data holding Python ints beyond int64 as torch does: floats among them make
+    the tensor float; ints alone cannot be stored, and torch refuses them."""
+    has_float = has_big_int = False
+    stack = [data]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, (list, tuple)):
+            stack.extend(d)
+        elif isinstance(d, (float, np.floating)) or isinstance(d, np.ndarray) and d.dtype.kind == "f":
+            has_float = True
+        elif type(d) is int and not -2 ** 63 <= d < 2 ** 63:
+            has_big_int = True
+    if has_big_int and not has_float:
+        raise ValueError("Overflow when unpacking long long")
+    return np.array(data, dtype=np.float64) if has_float and array.dtype == object else array
 
 
 def _is_numpy(data):

@@ -86,6 +86,12 @@ DEFAULT_FLOAT = np.dtype(np.float32)
 _SCALAR_DTYPE = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: DEFAULT_FLOAT}
 
 
+def can_cast(from_, to):
+    """torch.can_cast for results written in place: never down a category (float into an
+    integer tensor, integer into bool); within one, any size."""
+    return _rank(from_)[0] <= _rank(to)[0]
+
+
 def _widest(np_dtypes):
     """The dtype that holds every one of the highest category (uint8 and int8: int16)."""
     top = max(_rank(d)[0] for d in np_dtypes)
@@ -99,7 +105,10 @@ def _rank(np_dtype):
 def result_type(arrays, scalars):
     """torch.result_type: arrays with dimensions decide, unless a zero-dim array or a
     Python scalar is of a higher category (bool < int < float), in which case the
-    zero-dim array's dtype or the scalar's default dtype wins."""
+    zero-dim array's dtype or the scalar's default dtype wins.
+
+    torch reads a Python int as int64, or as uint64 from 2**63 on; it refuses one beyond
+    64 bits, and a uint64 one meeting only bools, which it cannot promote."""
     dims = [a.dtype for a in arrays if a.ndim]
     zero = [a.dtype for a in arrays if not a.ndim]
     result = _widest(dims) if dims else None
@@ -108,18 +117,45 @@ def result_type(arrays, scalars):
         if result is None or _rank(z)[0] > _rank(result)[0]:
             result = z
     for s in scalars:
+        if type(s) is int:
+            check_64_bits(s)
+            if s > _INT64_MAX and (result is None or result.kind == "b"):
+                raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                                   "attempted to promote Bool and UInt64")
         s_dtype = _SCALAR_DTYPE[type(s)] if type(s) in _SCALAR_DTYPE else _SCALAR_DTYPE[float]
         if result is None or _rank(s_dtype)[0] > _rank(result)[0]:
             result = s_dtype
     return result
 
 
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -2 ** 63, 2 ** 63 - 1, 2 ** 64 - 1
+
+
+def fits_64_bits(number):
+    """Whether torch can take the Python int ``number`` at all (as int64 or uint64)."""
+    return _INT64_MIN <= number <= _UINT64_MAX
+
+
+def check_64_bits(number):
+    """Refuse a Python int beyond 64 bits with torch's words, whatever the tensor's dtype."""
+    if number > _UINT64_MAX:
+        raise OverflowError("int too big to convert")
+    if number < _INT64_MIN:
+        raise OverflowError("can't convert negative int to unsigned")
+
+
 def check_fits(number, np_dtype):
-    """Refuse a Python int that ``np_dtype`` cannot hold, as torch refuses it where it takes
-    a number as a value or bound (``where``, ``clamp``, ``**``).  Arithmetic and
-    comparisons instead wrap it around, as a C cast does (see ``graph._promote``).  Like
-    torch, an unsigned dtype also takes negatives down to -max, which wrap (uint8: -1 is 255)."""
-    if type(number) is not int or np_dtype.kind not in "iu":
+    """Refuse an int that ``np_dtype`` cannot hold, as torch refuses it where it takes a
+    number as a value or bound (``where``, ``clamp``, ``**``).  Arithmetic and comparisons
+    instead wrap it around, as a C cast does (see ``graph._promote``).  Like torch, an
+    unsigned dtype also takes negatives down to -max, which wrap (uint8: -1 is 255).
+    NumPy integers count as ints; beyond 64 bits any dtype refuses (``check_64_bits``)."""
+    if isinstance(number, np.integer):
+        number = int(number)
+    if type(number) is not int:
+        return
+    check_64_bits(number)
+    if np_dtype.kind not in "iu":
         return
     info = np.iinfo(np_dtype)
     low = -info.max if np_dtype.kind == "u" else info.min

@@ -95,12 +95,12 @@ logical_not = ops.logical_not
 negative = neg
 
 
-def add(input, other):
-    return ops.add(_t(input), other)
+def add(input, other, alpha=1):
+    return _t(input).add(other, alpha=alpha)
 
 
-def sub(input, other):
-    return _sub(_t(input), other)
+def sub(input, other, alpha=1):
+    return _sub(_t(input), other, alpha)
 
 
 def mul(input, other):

@@ -349,7 +349,7 @@ def promote(arrays, floating=False):
                 dtype = a.dtype
             elif a.dtype != dtype:
                 return _promote(arrays, floating)
-        elif isinstance(a, np.generic):
+        elif isinstance(a, np.generic) or type(a) is int and not dtypes.fits_64_bits(a):
             return _promote(arrays, floating)
         else:
             scalars = True
@@ -359,7 +359,10 @@ def promote(arrays, floating=False):
 
 
 def _promote(arrays, floating):
-    arrays = [a.item() if isinstance(a, np.generic) else a for a in arrays]
+    # a NumPy scalar counts as the Python number it holds; torch reads a NumPy bool as a
+    # float (it is not a Python bool), so int8 + np.True_ is float32
+    arrays = [(float(a) if isinstance(a, np.bool_) else a.item()) if isinstance(a, np.generic) else a
+              for a in arrays]
     target = dtypes.result_type([a for a in arrays if isinstance(a, np.ndarray)],
                                 [a for a in arrays if isinstance(a, (bool, int, float))])
     if target is None:
@@ -378,7 +381,8 @@ def _promote(arrays, floating):
 def _number_as(number, target):
     """A Python number as a 0-d array of dtype ``target``.  An int the dtype cannot hold
     wraps around, as torch's C cast does (int8: 300 is 44, so 300 + 1 is 45), where
-    ``np.asarray(300, np.int8)`` would refuse; beyond 64 bits NumPy refuses, as torch does."""
+    ``np.asarray(300, np.int8)`` would refuse (``result_type`` has refused ints beyond
+    64 bits)."""
     if isinstance(number, float):
         return np.asarray(number, dtype=target)
     return np.array(number).astype(target)

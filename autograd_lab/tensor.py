@@ -310,8 +310,8 @@ class Tensor:
     def round(self): return ops.round(self)
     def neg(self): return ops.neg(self)
     def pow(self, exponent): return ops.power(self, exponent)
-    def add(self, other): return ops.add(self, other)
-    def sub(self, other): return _sub(self, other)
+    def add(self, other, alpha=1): return ops.add(self, _times_alpha(self, other, alpha))
+    def sub(self, other, alpha=1): return _sub(self, other, alpha)
     def mul(self, other): return ops.mul(self, other)
     def div(self, other): return ops.div(self, other)
     def clamp(self, min=None, max=None): return _clamp(self, min, max)
@@ -511,30 +511,42 @@ class Tensor:
                 "graph; write y = y + 1 instead of y += 1, or use al.where / al.cat to build a "
                 "new tensor.")
 
-    def _write(self, value, key=Ellipsis):
+    def _check_writable(self, value):
         self._check_inplace(value)
+        if not self._data.flags.writeable:  # an expand()ed view: one number seen many times
+            raise RuntimeError("unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.")
+
+    def _write(self, value, key=Ellipsis):
+        self._check_writable(value)
         self._data[key] = value._data if isinstance(value, Tensor) else value
         self._bump()
         return self
 
-    def _inplace(self, ufunc, other):
-        self._check_inplace(other)
-        try:
-            ufunc(self._data, other._data if isinstance(other, Tensor) else other,
-                  out=self._data, casting="same_kind")
-        except (ValueError, TypeError) as e:
-            raise RuntimeError(f"in-place {ufunc.__name__} failed: {e}") from None
+    def _inplace(self, out_of_place, other):
+        """x.add_(v), x += v: the out-of-place result, with torch's promotion, wrap-around
+        and refusals, written into x's memory when x's shape and dtype can hold it."""
+        self._check_writable(other)
+        result = out_of_place(self, other)._data
+        if result.shape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                               f"broadcast shape {list(result.shape)}")
+        if not dtypes.can_cast(result.dtype, self._data.dtype):
+            raise RuntimeError(f"result type {dtypes.scalar_type_name(result.dtype)} can't be cast "
+                               f"to the desired output type {dtypes.scalar_type_name(self._data.dtype)}")
+        np.copyto(self._data, result, casting="unsafe")
         self._bump()
         return self
 
-    def _augmented(self, ufunc, other, out_of_place):
+    def _augmented(self, other, out_of_place):
         """x += v: in place when no graph is involved; otherwise the name is rebound to a
         new, recorded tensor (torch would rebase the graph in place)."""
         if state.grad_enabled and (self.requires_grad or (isinstance(other, Tensor) and other.requires_grad)):
             if self.grad_fn is None and self._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
             return out_of_place(self, other)
-        return self._inplace(ufunc, other)
+        return self._inplace(out_of_place, other)
 
     def zero_(self):
         return self._write(0)
@@ -557,28 +569,28 @@ class Tensor:
         return self._write(value, arrays)
 
     def add_(self, other, alpha=1):
-        return self._inplace(np.add, other if alpha == 1 else other * alpha)
+        return self._inplace(lambda x, v: x.add(v, alpha), other)
 
     def sub_(self, other, alpha=1):
-        return self._inplace(np.subtract, other if alpha == 1 else other * alpha)
+        return self._inplace(lambda x, v: _sub(x, v, alpha), other)
 
     def mul_(self, other):
-        return self._inplace(np.multiply, other)
+        return self._inplace(Tensor.mul, other)
 
     def div_(self, other):
-        return self._inplace(np.true_divide, other)
+        return self._inplace(Tensor.div, other)
 
     def __iadd__(self, other):
-        return self._augmented(np.add, other, Tensor.__add__)
+        return self._augmented(other, Tensor.__add__)
 
     def __isub__(self, other):
-        return self._augmented(np.subtract, other, Tensor.__sub__)
+        return self._augmented(other, Tensor.__sub__)
 
     def __imul__(self, other):
-        return self._augmented(np.multiply, other, Tensor.__mul__)
+        return self._augmented(other, Tensor.__mul__)
 
     def __itruediv__(self, other):
-        return self._augmented(np.true_divide, other, Tensor.__truediv__)
+        return self._augmented(other, Tensor.__truediv__)
 
 
 class _HookHandle:
@@ -631,8 +643,8 @@ def _as_tensor(x):
     return x if isinstance(x, Tensor) else Tensor._make(np.asarray(_unwrap(x)))
 
 
-def _sub(a, b):
-    """a - b, refusing bool tensors with torch's words."""
+def _sub(a, b, alpha=1):
+    """a - alpha * b, refusing bool tensors with torch's words."""
     bools = _is_bool(a) + _is_bool(b)
     if bools == 2:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -641,12 +653,26 @@ def _sub(a, b):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` operator "
                            "instead.")
-    return ops.sub(a, b)
+    return ops.sub(a, _times_alpha(a, b, alpha))
+
+
+def _times_alpha(x, other, alpha):
+    """``other * alpha`` for ``add``/``sub``; torch refuses a float alpha between integers."""
+    if alpha == 1 and type(alpha) is not float:
+        return other
+    if _is_bool(x) and _is_bool(other):   # alpha takes the result's dtype, as in torch
+        alpha = bool(alpha)
+    if isinstance(alpha, float) and not any(
+            (v._data.dtype.kind == "f") if isinstance(v, Tensor) else isinstance(v, (float, np.floating))
+            for v in (x, other)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return other * alpha
 
 
 def _is_bool(v):
-    """A bool tensor, or a Python bool (which torch treats as one)."""
-    return v._data.dtype.kind == "b" if isinstance(v, Tensor) else isinstance(v, (bool, np.bool_))
+    """A bool tensor, or a Python bool (which torch treats as one; a NumPy bool it reads
+    as a float)."""
+    return v._data.dtype.kind == "b" if isinstance(v, Tensor) else isinstance(v, bool)
 
 
 def _clamp(x, min, max):
@@ -663,11 +689,10 @@ def _clamp(x, min, max):
     if x._data.dtype.kind in "biu" and any(isinstance(b, float) or np.asarray(b).dtype.kind == "f"
                                           for b in bounds if b is not None):
         x = x.to(dtypes.float32)          # a float bound makes the result float, as in torch
-    if x._data.dtype.kind in "iu":        # an int bound must fit x's dtype, and takes it
-        for i, b in enumerate(bounds):      # (uint8: -1 is 255), as in torch
-            dtypes.check_fits(b, x._data.dtype)
-            if type(b) is int:
-                bounds[i] = np.array(b).astype(x._data.dtype)
+    for i, b in enumerate(bounds):        # an int bound must fit x's dtype, and takes it
+        dtypes.check_fits(b, x._data.dtype)  # (uint8: -1 is 255), as in torch
+        if x._data.dtype.kind in "iu" and isinstance(b, (int, np.integer)) and not isinstance(b, bool):
+            bounds[i] = np.array(int(b)).astype(x._data.dtype)
     return ops.clamp(x, min=bounds[0], max=bounds[1])
 
 

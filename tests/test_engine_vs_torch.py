@@ -332,6 +332,32 @@ NUMBERS_OUT_OF_RANGE = {
     "clamp(uint8, min=-1)": lambda lib: _uint8(lib).clamp(min=-1),
     "clamp(uint8, min=-256)": lambda lib: _uint8(lib).clamp(min=-256),
     "clamp(int8, -300, 1.5)": lambda lib: _int8(lib).clamp(-300, 1.5),
+    # a NumPy integer is held to the same rules; a NumPy bool counts as a float in torch
+    "where(int8, np.int64(300))": lambda lib: lib.where(_int8(lib) > 1, _int8(lib), np.int64(300)),
+    "int8 ** np.int64(300)": lambda lib: _int8(lib) ** np.int64(300),
+    "clamp(int8, max=np.int64(300))": lambda lib: _int8(lib).clamp(max=np.int64(300)),
+    "clamp(int8, max=np.int64(100))": lambda lib: _int8(lib).clamp(max=np.int64(100)),
+    "int8 + np.True_": lambda lib: _int8(lib) + np.True_,
+    "float - np.True_": lambda lib: lib.tensor([1.0, 2.0]) - np.True_,
+    # torch reads an int from 2**63 to 2**64 - 1 as uint64, which bools cannot promote
+    # with, and refuses one beyond 64 bits whatever the tensor
+    "int64 + (2**64 - 1)": lambda lib: lib.tensor([1, 2]) + (2 ** 64 - 1),
+    "bool * 2**63": lambda lib: lib.tensor([True]) * 2 ** 63,
+    "bool / 2**63": lambda lib: lib.tensor([True]) / 2 ** 63,
+    "int64 + 2**64": lambda lib: lib.tensor([1, 2]) + 2 ** 64,
+    "int8 + (-2**63 - 1)": lambda lib: _int8(lib) + (-2 ** 63 - 1),
+    "int64 / 2**70": lambda lib: lib.tensor([1, 2]) / 2 ** 70,
+    "int64 < 2**70": lambda lib: lib.tensor([1, 2]) < 2 ** 70,
+    "float + 2**70": lambda lib: lib.tensor([1.0]) + 2 ** 70,
+    "float ** 2**70": lambda lib: lib.tensor([1.0]) ** 2 ** 70,
+    "int8 ** 2**64": lambda lib: _int8(lib) ** 2 ** 64,
+    "where(float, 2**70)": lambda lib: lib.where(lib.tensor([True]), lib.tensor([1.0]), 2 ** 70),
+    "clamp(float, max=2**70)": lambda lib: lib.tensor([1.0]).clamp(max=2 ** 70),
+    "tensor(2**63)": lambda lib: lib.tensor(2 ** 63),
+    "tensor(-2**63 - 1)": lambda lib: lib.tensor(-2 ** 63 - 1),
+    "tensor([1, 2**63])": lambda lib: lib.tensor([1, 2 ** 63]),
+    "tensor([-1, 2**63])": lambda lib: lib.tensor([-1, 2 ** 63]),
+    "tensor([1.5, 2**70])": lambda lib: lib.tensor([1.5, 2 ** 70]),
 }
 
 
@@ -499,3 +525,60 @@ def test_float16_softmax_equals_torchs():
     (y, g), (ty, tg) = results
     assert y.dtype == g.dtype == tg.dtype == np.float16 and np.array_equal(y, ty)
     assert np.allclose(g, tg, rtol=1e-2, atol=1e-3)
+
+
+def _iadd(x, v):
+    x += v
+    return x
+
+
+def _idiv(x, v):
+    x /= v
+    return x
+
+
+def _isub(x, v):
+    x -= v
+    return x
+
+
+# in place: the out-of-place result (promotion, wrap-around, refusals) must fit the
+# tensor's shape and dtype
+IN_PLACE = {
+    "int8 += 300": lambda lib: _iadd(_int8(lib), 300),
+    "int8.add_(300)": lambda lib: _int8(lib).add_(300),
+    "int8.mul_(300)": lambda lib: _int8(lib).mul_(300),
+    "uint8 -= 3": lambda lib: _isub(_uint8(lib), 3),
+    "int8 += an int64 tensor": lambda lib: _iadd(_int8(lib), lib.tensor([100, 300])),
+    "float32 += a float64 tensor": lambda lib: _iadd(lib.ones(2), lib.tensor([1.5], dtype=lib.float64)),
+    "a matrix += a row": lambda lib: _iadd(lib.ones(2, 2), lib.tensor([1.0, 2.0])),
+    "float.add_(1, alpha=2)": lambda lib: lib.ones(2).add_(1, alpha=2),
+    "float.sub_(t, alpha=2)": lambda lib: lib.ones(2).sub_(lib.ones(2), alpha=2),
+    "bool += True": lambda lib: _iadd(lib.tensor([True, False]), True),
+    "bool.add(bool, alpha=2)": lambda lib: lib.tensor([True]).add(lib.tensor([True]), alpha=2),
+    "int8 += 1.5": lambda lib: _iadd(_int8(lib), 1.5),
+    "int8 /= 2": lambda lib: _idiv(_int8(lib), 2),
+    "int64.div_(2)": lambda lib: lib.tensor([1, 2]).div_(2),
+    "int8 += a float64 tensor": lambda lib: _iadd(_int8(lib), lib.tensor([1.0], dtype=lib.float64)),
+    "bool.add_(1)": lambda lib: lib.tensor([True]).add_(1),
+    "float -= True": lambda lib: _isub(lib.ones(2), True),
+    "float.sub_(True)": lambda lib: lib.ones(2).sub_(True),
+    "float.sub(True, alpha=2)": lambda lib: lib.ones(2).sub(True, alpha=2),
+    "int.add_(1, alpha=0.5)": lambda lib: lib.tensor([1, 2]).add_(1, alpha=0.5),
+    "int.add(1, alpha=1.0)": lambda lib: lib.tensor([1, 2]).add(1, alpha=1.0),
+    "a vector += a matrix": lambda lib: _iadd(lib.ones(2), lib.ones(2, 2)),
+    "a vector += a longer vector": lambda lib: _iadd(lib.ones(2), lib.ones(3)),
+    "float += 2**70": lambda lib: _iadd(lib.ones(2), 2 ** 70),
+    "an expanded tensor .add_(1)": lambda lib: lib.ones(1, 3).expand(2, 3).add_(1),
+}
+
+
+@pytest.mark.parametrize("case", list(IN_PLACE))
+def test_in_place_arithmetic_as_in_torch(case):
+    ours, theirs = _error(lambda: IN_PLACE[case](al)), _error(lambda: IN_PLACE[case](torch))
+    assert ours[0] == theirs[0]
+    if theirs[0] is not None:
+        assert ours[1] == theirs[1] or ours[1].startswith(theirs[1] + ". ")   # perhaps with a hint
+    else:
+        ours, theirs = IN_PLACE[case](al), IN_PLACE[case](torch)
+        assert ours.numpy().dtype == theirs.numpy().dtype and ours.tolist() == theirs.tolist()

@@ -287,6 +287,28 @@ def test_where_clamp_and_pow_refuse_a_number_the_dtype_cannot_hold(make):
         make(al.tensor([1, 2], dtype=al.int8))
 
 
+def test_in_place_arithmetic_wraps_and_refuses_a_result_the_dtype_cannot_hold():
+    x = al.tensor([1, 2], dtype=al.int8)
+    x += 300
+    assert x.tolist() == [45, 46] and x.dtype == al.int8
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Char$"):
+        x /= 2
+    with pytest.raises(RuntimeError, match=r"^output with shape \[2\] doesn't match the broadcast shape \[2, 2\]$"):
+        x.add_(al.ones(2, 2, dtype=al.int8))
+    assert x.tolist() == [45, 46]
+
+
+def test_ints_beyond_64_bits_are_refused_and_2_to_the_63_is_unsigned():
+    with pytest.raises(OverflowError, match="^int too big to convert$"):
+        al.ones(2) + 2 ** 70
+    with pytest.raises(RuntimeError, match="^Promotion for uint16, uint32, uint64 types is not supported"):
+        al.tensor([True]) * 2 ** 63
+    assert (al.tensor([1]) + 2 ** 63).tolist() == [-2 ** 63 + 1]    # int64 wraps it
+    with pytest.raises(ValueError, match="^Overflow when unpacking long long$"):
+        al.tensor([-1, 2 ** 63])
+    assert al.tensor([0.5, 2 ** 70]).dtype == al.float32
+
+
 def test_reducing_over_no_listed_dims_reduces_over_all_of_them():
     assert al.ones(2, 3).sum(dim=()).item() == 6.0 and al.ones(2, 3).mean(dim=[]).item() == 1.0
 
