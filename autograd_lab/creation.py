@@ -30,23 +30,40 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     """A new leaf tensor holding a copy of ``data``.
 
     Python floats become float32 (torch's default dtype); Python ints become int64 and
-    bools stay bool; NumPy arrays keep their dtype.
+    bools stay bool; NumPy arrays keep their dtype.  Python numbers given an integer
+    ``dtype`` must fit it, as in torch; NumPy arrays and tensors are cast, wrapping around.
     """
-    if isinstance(data, Tensor):
-        array = np.array(data._data, dtype=dtypes.to_numpy(dtype))
+    np_dtype = dtypes.to_numpy(dtype)
+    if isinstance(data, Tensor) or _is_numpy(data):   # NumPy's cast, which wraps, as torch's
+        array = _known(np.array(_unwrap(data), dtype=np_dtype), data)
     else:
-        try:
-            array = np.array(_unwrap(data), dtype=dtypes.to_numpy(dtype))
-        except ValueError as e:
-            raise ValueError(f"expected sequences of equal length at every level: {e}") from None
-        if dtype is None and _beyond_int64(array):
-            array = _with_big_ints(_unwrap(data), array)
-        if array.dtype == object or array.dtype.kind not in "biuf":
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-        dtypes.from_numpy(array.dtype)      # refuses a dtype we lack, such as uint64
-        if dtype is None and array.dtype == np.float64 and not _is_numpy(data):
-            array = array.astype(dtypes.DEFAULT_FLOAT)
+        array = _from_python(data, dtype, np_dtype)
     return _finish(array, requires_grad)
+
+
+def _from_python(data, dtype, np_dtype):
+    """Python numbers (perhaps with arrays and tensors among them): NumPy types them
+    first, then torch's checks and default dtypes apply."""
+    into_int = np_dtype is not None and np_dtype.kind in "iu"
+    data = _unwrap(data)
+    try:
+        array = np.array(data, dtype=None if into_int else np_dtype)
+    except ValueError as e:
+        raise ValueError(f"expected sequences of equal length at every level: {e}") from None
+    if (dtype is None or into_int) and _beyond_int64(array):
+        array = _with_big_ints(data, array, floats_rescue=not into_int)
+    array = _known(array, data)
+    if into_int:
+        return _fitted(array, np_dtype)
+    return array.astype(dtypes.DEFAULT_FLOAT) if dtype is None and array.dtype == np.float64 else array
+
+
+def _known(array, data):
+    """Refuse what is not numbers, or numbers in a dtype we lack (such as uint64)."""
+    if array.dtype == object or array.dtype.kind not in "biuf":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    dtypes.from_numpy(array.dtype)
+    return array
 
 
 def _beyond_int64(array):
@@ -56,9 +73,10 @@ def _beyond_int64(array):
             or array.dtype == np.float64 and bool(np.any(np.abs(array) >= 2.0 ** 63)))
 
 
-def _with_big_ints(data, array):
+def _with_big_ints(data, array, floats_rescue):
     """Type data holding Python ints beyond int64 as torch does: floats among them make
-    the tensor float; ints alone cannot be stored, and torch refuses them."""
+    the tensor float (unless an integer dtype was asked for); ints alone cannot be stored,
+    and torch refuses them."""
     has_float = has_big_int = False
     stack = [data]
     while stack:
@@ -69,9 +87,21 @@ def _with_big_ints(data, array):
             has_float = True
         elif type(d) is int and not -2 ** 63 <= d < 2 ** 63:
             has_big_int = True
-    if has_big_int and not has_float:
+    if has_big_int and not (has_float and floats_rescue):
         raise ValueError("Overflow when unpacking long long")
     return np.array(data, dtype=np.float64) if has_float and array.dtype == object else array
+
+
+def _fitted(array, np_dtype):
+    """Numbers into an integer dtype, refused as torch refuses them unless every one fits:
+    ints from -max for an unsigned dtype (they wrap: -1 is 255 in uint8), floats from 0;
+    NaN and inf never fit.  Floats are truncated toward zero."""
+    info = np.iinfo(np_dtype)
+    floats = array.dtype.kind == "f"
+    low = -info.max if np_dtype.kind == "u" and not floats else info.min
+    if not (np.all(array >= low) and np.all(array <= info.max)):     # NaN fails both
+        raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without overflow")
+    return array.astype(np_dtype)
 
 
 def _is_numpy(data):

@@ -358,6 +358,16 @@ NUMBERS_OUT_OF_RANGE = {
     "tensor([1, 2**63])": lambda lib: lib.tensor([1, 2 ** 63]),
     "tensor([-1, 2**63])": lambda lib: lib.tensor([-1, 2 ** 63]),
     "tensor([1.5, 2**70])": lambda lib: lib.tensor([1.5, 2 ** 70]),
+    # numbers into an integer dtype must fit it, but NumPy arrays are cast (and wrap)
+    "tensor([300], dtype=int8)": lambda lib: lib.tensor([300], dtype=lib.int8),
+    "tensor([300.0], dtype=int8)": lambda lib: lib.tensor([300.0], dtype=lib.int8),
+    "tensor([-255], dtype=uint8)": lambda lib: lib.tensor([-255], dtype=lib.uint8),
+    "tensor([-0.5], dtype=uint8)": lambda lib: lib.tensor([-0.5], dtype=lib.uint8),
+    "tensor([1.7, -2.5], dtype=int8)": lambda lib: lib.tensor([1.7, -2.5], dtype=lib.int8),
+    "tensor([nan], dtype=int8)": lambda lib: lib.tensor([float("nan")], dtype=lib.int8),
+    "tensor([1.5, 2**70], dtype=int8)": lambda lib: lib.tensor([1.5, 2 ** 70], dtype=lib.int8),
+    "tensor([2**64], dtype=float32)": lambda lib: lib.tensor([2 ** 64], dtype=lib.float32),
+    "tensor(np.array([300]), dtype=int8)": lambda lib: lib.tensor(np.array([300]), dtype=lib.int8),
 }
 
 
