@@ -4,6 +4,8 @@
 come from NumPy's PCG64 generator, so they are not the numbers torch draws for the
 same seed.
 """
+import functools
+
 import numpy as np
 
 from . import dtypes
@@ -34,8 +36,9 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     ``dtype`` must fit it, as in torch; NumPy arrays and tensors are cast, wrapping around.
     """
     np_dtype = dtypes.to_numpy(dtype)
-    if isinstance(data, Tensor) or _is_numpy(data):   # NumPy's cast, which wraps, as torch's
-        array = _known(np.array(_unwrap(data), dtype=np_dtype), data)
+    into_int = np_dtype is not None and np_dtype.kind in "iu"
+    if isinstance(data, (Tensor, np.ndarray)) or isinstance(data, np.generic) and not into_int:
+        array = _known(np.array(_unwrap(data), dtype=np_dtype), data)   # cast, wrapping, as torch
     else:
         array = _from_python(data, dtype, np_dtype)
     return _finish(array, requires_grad)
@@ -54,7 +57,7 @@ def _from_python(data, dtype, np_dtype):
         array = _with_big_ints(data, array, floats_rescue=not into_int)
     array = _known(array, data)
     if into_int:
-        return _fitted(array, np_dtype)
+        return _fitted(array, np_dtype, data)
     return array.astype(dtypes.DEFAULT_FLOAT) if dtype is None and array.dtype == np.float64 else array
 
 
@@ -69,8 +72,9 @@ def _known(array, data):
 def _beyond_int64(array):
     """Whether NumPy may have met Python ints beyond int64: it then picks uint64, float64
     or object where torch picks int64 or float32."""
-    return (array.dtype == np.uint64 or array.dtype == object
-            or array.dtype == np.float64 and bool(np.any(np.abs(array) >= 2.0 ** 63)))
+    if array.dtype == np.float64 and array.size:      # NaN among them: look closer, too
+        return not np.abs(array).max() < 2.0 ** 63
+    return array.dtype == np.uint64 or array.dtype == object
 
 
 def _with_big_ints(data, array, floats_rescue):
@@ -92,20 +96,43 @@ def _with_big_ints(data, array, floats_rescue):
     return np.array(data, dtype=np.float64) if has_float and array.dtype == object else array
 
 
-def _fitted(array, np_dtype):
-    """Numbers into an integer dtype, refused as torch refuses them unless every one fits:
-    ints from -max for an unsigned dtype (they wrap: -1 is 255 in uint8), floats from 0;
-    NaN and inf never fit.  Floats are truncated toward zero."""
-    info = np.iinfo(np_dtype)
-    floats = array.dtype.kind == "f"
-    low = -info.max if np_dtype.kind == "u" and not floats else info.min
-    if not (np.all(array >= low) and np.all(array <= info.max)):     # NaN fails both
-        raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without overflow")
+def _fitted(array, np_dtype, data):
+    """Numbers into an integer dtype, refused as torch refuses them unless every one fits
+    (see ``_bounds``); floats are truncated toward zero.  Where NumPy made one float64
+    array of ints and floats, the numbers are looked at one by one: a float64 would round
+    ints beyond 2**53, and cannot tell -1 from -1.0."""
+    if not array.size:
+        return array.astype(np_dtype)
+    low, high = array.min(), array.max()
+    if array.dtype.kind == "f" and not (-2.0 ** 53 < low and high < 2.0 ** 53       # NaN fails
+                                        and (np_dtype.kind == "i" or low >= 0)):
+        numbers = np.array(data, dtype=object)
+        ints, floats = _bounds(np_dtype, False), _bounds(np_dtype, True)
+        for v in numbers.flat:
+            lo, hi = floats if isinstance(v, (float, np.floating)) else ints
+            if not lo <= v <= hi:
+                raise _overflow(np_dtype)
+        whole = [(int(v) + 2 ** 63) % 2 ** 64 - 2 ** 63 for v in numbers.flat]   # 2.0**63 wraps, as in torch
+        return np.array(whole, dtype=np.int64).reshape(numbers.shape).astype(np_dtype)
+    lo, hi = _bounds(np_dtype, array.dtype.kind == "f")
+    if not (lo <= low and high <= hi):
+        raise _overflow(np_dtype)
     return array.astype(np_dtype)
 
 
-def _is_numpy(data):
-    return isinstance(data, (np.ndarray, np.generic))
+@functools.lru_cache(maxsize=None)
+def _bounds(np_dtype, floats):
+    """torch's range for numbers into an integer dtype: an unsigned one takes ints from
+    -max (they wrap: -1 is 255 in uint8) but floats from 0; floats are compared as doubles
+    (so 2.0**63 passes for int64, and wraps); NaN and inf fit nowhere."""
+    info = np.iinfo(np_dtype)
+    if floats:
+        return (0.0 if np_dtype.kind == "u" else float(info.min)), float(info.max)
+    return (-info.max if np_dtype.kind == "u" else info.min), info.max
+
+
+def _overflow(np_dtype):
+    return RuntimeError(f"value cannot be converted to type {np_dtype.name} without overflow")
 
 
 def as_tensor(data, dtype=None):

@@ -160,4 +160,8 @@ def check_fits(number, np_dtype):
     info = np.iinfo(np_dtype)
     low = -info.max if np_dtype.kind == "u" else info.min
     if not low <= number <= info.max:
-        raise RuntimeError(f"value cannot be converted to type {np_dtype.name}_t without overflow")
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE.get(np_dtype.name, np_dtype.name + '_t')} "
+                           f"without overflow")
+
+
+_C_TYPE = {"int32": "int"}      # the C type torch names in the message above

@@ -334,9 +334,19 @@ eq, ne = _compare(np.equal), _compare(np.not_equal)
 logical_and, logical_or = _compare(np.logical_and), _compare(np.logical_or)
 logical_xor = _compare(np.logical_xor)
 logical_not = Op("logical_not", np.logical_not, differentiable=False)
-bitwise_and = Op("bitwise_and", np.bitwise_and, promote=True, differentiable=False)
-bitwise_or = Op("bitwise_or", np.bitwise_or, promote=True, differentiable=False)
-bitwise_not = Op("bitwise_not", np.invert, differentiable=False)
+def _bitwise(name, ufunc, promote):
+    """Bits of bools and integers; torch has no bitwise operations on floats."""
+    def forward(*arrays):
+        dtype = np.result_type(*arrays)
+        if dtype.kind == "f":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dtypes.scalar_type_name(dtype)}\'')
+        return ufunc(*arrays)
+    return Op(name, forward, promote=promote, differentiable=False)
+
+
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and, promote=True)
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or, promote=True)
+bitwise_not = _bitwise("bitwise_not", np.invert, promote=False)
 isnan = Op("isnan", np.isnan, differentiable=False)
 isinf = Op("isinf", np.isinf, differentiable=False)
 isfinite = Op("isfinite", np.isfinite, differentiable=False)

@@ -284,7 +284,10 @@ class Tensor:
     def __rand__(self, other): return ops.bitwise_and(other, self)
     def __or__(self, other): return ops.bitwise_or(self, other)
     def __ror__(self, other): return ops.bitwise_or(other, self)
-    def __invert__(self): return ops.bitwise_not(self)
+    def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return ops.bitwise_not(self)
 
     def __getitem__(self, key):
         if key is None:                   # x[None] adds a leading dimension
@@ -310,7 +313,7 @@ class Tensor:
     def round(self): return ops.round(self)
     def neg(self): return ops.neg(self)
     def pow(self, exponent): return ops.power(self, exponent)
-    def add(self, other, alpha=1): return ops.add(self, _times_alpha(self, other, alpha))
+    def add(self, other, alpha=1): return ops.add(self, _times_alpha(self, other, alpha, "add"))
     def sub(self, other, alpha=1): return _sub(self, other, alpha)
     def mul(self, other): return ops.mul(self, other)
     def div(self, other): return ops.div(self, other)
@@ -653,19 +656,29 @@ def _sub(a, b, alpha=1):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` operator "
                            "instead.")
-    return ops.sub(a, _times_alpha(a, b, alpha))
+    return ops.sub(a, _times_alpha(a, b, alpha, "sub"))
 
 
-def _times_alpha(x, other, alpha):
-    """``other * alpha`` for ``add``/``sub``; torch refuses a float alpha between integers."""
-    if alpha == 1 and type(alpha) is not float:
+def _times_alpha(x, other, alpha, name):
+    """``alpha * other`` for ``add``/``sub``, with torch's checks on alpha: a number, a float
+    only if a float is involved, a bool only between bools (where it acts as a bool)."""
+    if type(alpha) is int and alpha == 1:
         return other
-    if _is_bool(x) and _is_bool(other):   # alpha takes the result's dtype, as in torch
-        alpha = bool(alpha)
-    if isinstance(alpha, float) and not any(
-            (v._data.dtype.kind == "f") if isinstance(v, Tensor) else isinstance(v, (float, np.floating))
-            for v in (x, other)):
+    if not isinstance(alpha, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    if isinstance(other, np.generic):             # as graph._promote reads NumPy scalars
+        other = float(other) if isinstance(other, np.bool_) else other.item()
+    if type(other) is int:
+        dtypes.check_64_bits(other)
+    if _is_bool(x) and _is_bool(other):
+        return other if alpha else other & False
+    if isinstance(alpha, (bool, np.bool_)):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    floats = [v._data.dtype.kind == "f" if isinstance(v, Tensor) else isinstance(v, float) for v in (x, other)]
+    if isinstance(alpha, (float, np.floating)) and not any(floats):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if floats[0] and isinstance(other, int):      # torch scales the number as a double
+        other = float(other)
     return other * alpha
 
 
@@ -689,6 +702,7 @@ def _clamp(x, min, max):
     if x._data.dtype.kind in "biu" and any(isinstance(b, float) or np.asarray(b).dtype.kind == "f"
                                           for b in bounds if b is not None):
         x = x.to(dtypes.float32)          # a float bound makes the result float, as in torch
+    bounds = [b.item() if isinstance(b, np.generic) else b for b in bounds]   # as Python numbers
     for i, b in enumerate(bounds):        # an int bound must fit x's dtype, and takes it
         dtypes.check_fits(b, x._data.dtype)  # (uint8: -1 is 255), as in torch
         if x._data.dtype.kind in "iu" and isinstance(b, (int, np.integer)) and not isinstance(b, bool):

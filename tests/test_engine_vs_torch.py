@@ -218,6 +218,10 @@ REFUSED_LIKE_TORCH = {
     "softmax of integers, not the last dim": lambda lib: lib.nn.functional.softmax(lib.ones(2, 3, dtype=lib.int64), 0),
     "softmax of an integer number": lambda lib: lib.softmax(lib.tensor(3), -1),
     "log_softmax of bools": lambda lib: lib.tensor([True, False]).log_softmax(0),
+    "float & 1": lambda lib: lib.ones(2) & 1,
+    "bool & np.True_ (a float to torch)": lambda lib: lib.tensor([True]) & np.True_,
+    "int | 1.5": lambda lib: lib.tensor([1, 2]) | 1.5,
+    "~float": lambda lib: ~lib.ones(2),
 }
 
 
@@ -368,6 +372,14 @@ NUMBERS_OUT_OF_RANGE = {
     "tensor([1.5, 2**70], dtype=int8)": lambda lib: lib.tensor([1.5, 2 ** 70], dtype=lib.int8),
     "tensor([2**64], dtype=float32)": lambda lib: lib.tensor([2 ** 64], dtype=lib.float32),
     "tensor(np.array([300]), dtype=int8)": lambda lib: lib.tensor(np.array([300]), dtype=lib.int8),
+    "tensor(np.int64(300), dtype=int8)": lambda lib: lib.tensor(np.int64(300), dtype=lib.int8),
+    "tensor([-1, 1.5], dtype=uint8)": lambda lib: lib.tensor([-1, 1.5], dtype=lib.uint8),
+    "tensor([2**62 + 1, 0.5], dtype=int64)": lambda lib: lib.tensor([2 ** 62 + 1, 0.5], dtype=lib.int64),
+    "tensor([2**63 - 1, 0.5], dtype=int64)": lambda lib: lib.tensor([2 ** 63 - 1, 0.5], dtype=lib.int64),
+    "tensor([2.0**63], dtype=int64)": lambda lib: lib.tensor([2.0 ** 63], dtype=lib.int64),
+    "where(int32, 2**40)": lambda lib: lib.where(lib.tensor([True]), lib.tensor([1], dtype=lib.int32), 2 ** 40),
+    "clamp(float32, max=np.float64(1.5))": lambda lib: lib.tensor([1.0, 2.0]).clamp(max=np.float64(1.5)),
+    "clamp(float32, min=np.int64(2))": lambda lib: lib.tensor([1.0, 3.0]).clamp(min=np.int64(2)),
 }
 
 
@@ -553,7 +565,7 @@ def _isub(x, v):
 
 
 # in place: the out-of-place result (promotion, wrap-around, refusals) must fit the
-# tensor's shape and dtype
+# tensor's shape and dtype; and add/sub's alpha, in place or not
 IN_PLACE = {
     "int8 += 300": lambda lib: _iadd(_int8(lib), 300),
     "int8.add_(300)": lambda lib: _int8(lib).add_(300),
@@ -580,6 +592,14 @@ IN_PLACE = {
     "a vector += a longer vector": lambda lib: _iadd(lib.ones(2), lib.ones(3)),
     "float += 2**70": lambda lib: _iadd(lib.ones(2), 2 ** 70),
     "an expanded tensor .add_(1)": lambda lib: lib.ones(1, 3).expand(2, 3).add_(1),
+    "int.add(3, alpha=True)": lambda lib: lib.tensor([1, 2]).add(3, alpha=True),
+    "float.add(3, alpha='a')": lambda lib: lib.ones(2).add(3, alpha="a"),
+    "bool.add(True, alpha=2)": lambda lib: lib.tensor([True, False]).add(True, alpha=2),
+    "bool.add_(True, alpha=2)": lambda lib: lib.tensor([True, False]).add_(True, alpha=2),
+    "bool.add(bool, alpha=False)": lambda lib: lib.tensor([True, False]).add(lib.tensor([True, True]), alpha=False),
+    "int.add(np.True_, alpha=2)": lambda lib: lib.tensor([1, 2]).add(np.True_, alpha=2),
+    "float.add(2**63, alpha=2)": lambda lib: lib.ones(1).add(2 ** 63, alpha=2),
+    "float.sub(2**70, alpha=0.5)": lambda lib: lib.ones(1).sub(2 ** 70, alpha=0.5),
 }
 
 

@@ -309,6 +309,18 @@ def test_ints_beyond_64_bits_are_refused_and_2_to_the_63_is_unsigned():
     assert al.tensor([0.5, 2 ** 70]).dtype == al.float32
 
 
+def test_numbers_into_an_integer_dtype_must_fit_and_are_read_one_by_one():
+    assert al.tensor([2 ** 62 + 1, 0.5], dtype=al.int64).tolist() == [2 ** 62 + 1, 0]   # no float64 rounding
+    assert al.tensor([-1, 1.5], dtype=al.uint8).tolist() == [255, 1]      # an int -1 wraps, a float -1.0 would not
+
+
+@pytest.mark.parametrize("data, dtype", [([300], al.int8), ([300.0], al.int8), ([float("nan")], al.int8),
+                                         ([-0.5], al.uint8)])
+def test_a_number_an_integer_dtype_cannot_hold_is_refused_at_creation(data, dtype):
+    with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {dtype.name} without overflow$"):
+        al.tensor(data, dtype=dtype)
+
+
 def test_reducing_over_no_listed_dims_reduces_over_all_of_them():
     assert al.ones(2, 3).sum(dim=()).item() == 6.0 and al.ones(2, 3).mean(dim=[]).item() == 1.0
 
