@@ -4,8 +4,6 @@
 come from NumPy's PCG64 generator, so they are not the numbers torch draws for the
 same seed.
 """
-import functools
-
 import numpy as np
 
 from . import dtypes
@@ -40,11 +38,11 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     if isinstance(data, (Tensor, np.ndarray)) or isinstance(data, np.generic) and not into_int:
         array = _known(np.array(_unwrap(data), dtype=np_dtype), data)   # cast, wrapping, as torch
     else:
-        array = _from_python(data, dtype, np_dtype)
+        array = _from_python(data, np_dtype)
     return _finish(array, requires_grad)
 
 
-def _from_python(data, dtype, np_dtype):
+def _from_python(data, np_dtype):
     """Python numbers (perhaps with arrays and tensors among them): NumPy types them
     first, then torch's checks and default dtypes apply."""
     into_int = np_dtype is not None and np_dtype.kind in "iu"
@@ -53,12 +51,12 @@ def _from_python(data, dtype, np_dtype):
         array = np.array(data, dtype=None if into_int else np_dtype)
     except ValueError as e:
         raise ValueError(f"expected sequences of equal length at every level: {e}") from None
-    if (dtype is None or into_int) and _beyond_int64(array):
+    if (np_dtype is None or into_int) and _beyond_int64(array):
         array = _with_big_ints(data, array, floats_rescue=not into_int)
     array = _known(array, data)
     if into_int:
         return _fitted(array, np_dtype, data)
-    return array.astype(dtypes.DEFAULT_FLOAT) if dtype is None and array.dtype == np.float64 else array
+    return array.astype(dtypes.DEFAULT_FLOAT) if np_dtype is None and array.dtype == np.float64 else array
 
 
 def _known(array, data):
@@ -98,7 +96,7 @@ def _with_big_ints(data, array, floats_rescue):
 
 def _fitted(array, np_dtype, data):
     """Numbers into an integer dtype, refused as torch refuses them unless every one fits
-    (see ``_bounds``); floats are truncated toward zero.  Where NumPy made one float64
+    (see ``dtypes.int_range``); floats are truncated toward zero.  Where NumPy made one float64
     array of ints and floats, the numbers are looked at one by one: a float64 would round
     ints beyond 2**53, and cannot tell -1 from -1.0."""
     if not array.size:
@@ -107,28 +105,17 @@ def _fitted(array, np_dtype, data):
     if array.dtype.kind == "f" and not (-2.0 ** 53 < low and high < 2.0 ** 53       # NaN fails
                                         and (np_dtype.kind == "i" or low >= 0)):
         numbers = np.array(data, dtype=object)
-        ints, floats = _bounds(np_dtype, False), _bounds(np_dtype, True)
+        ints, floats = dtypes.int_range(np_dtype), dtypes.int_range(np_dtype, floats=True)
         for v in numbers.flat:
             lo, hi = floats if isinstance(v, (float, np.floating)) else ints
             if not lo <= v <= hi:
                 raise _overflow(np_dtype)
         whole = [(int(v) + 2 ** 63) % 2 ** 64 - 2 ** 63 for v in numbers.flat]   # 2.0**63 wraps, as in torch
         return np.array(whole, dtype=np.int64).reshape(numbers.shape).astype(np_dtype)
-    lo, hi = _bounds(np_dtype, array.dtype.kind == "f")
+    lo, hi = dtypes.int_range(np_dtype, floats=array.dtype.kind == "f")
     if not (lo <= low and high <= hi):
         raise _overflow(np_dtype)
     return array.astype(np_dtype)
-
-
-@functools.lru_cache(maxsize=None)
-def _bounds(np_dtype, floats):
-    """torch's range for numbers into an integer dtype: an unsigned one takes ints from
-    -max (they wrap: -1 is 255 in uint8) but floats from 0; floats are compared as doubles
-    (so 2.0**63 passes for int64, and wraps); NaN and inf fit nowhere."""
-    info = np.iinfo(np_dtype)
-    if floats:
-        return (0.0 if np_dtype.kind == "u" else float(info.min)), float(info.max)
-    return (-info.max if np_dtype.kind == "u" else info.min), info.max
 
 
 def _overflow(np_dtype):

@@ -138,10 +138,25 @@ def fits_64_bits(number):
 
 def check_64_bits(number):
     """Refuse a Python int beyond 64 bits with torch's words, whatever the tensor's dtype."""
-    if number > _UINT64_MAX:
-        raise OverflowError("int too big to convert")
-    if number < _INT64_MIN:
-        raise OverflowError("can't convert negative int to unsigned")
+    if not fits_64_bits(number):
+        raise OverflowError("int too big to convert" if number > 0 else "can't convert negative int to unsigned")
+
+
+def as_number(scalar):
+    """A NumPy scalar as the Python number torch reads it: its value, except that a NumPy
+    bool, not being a Python bool, is read as a float."""
+    return float(scalar) if isinstance(scalar, np.bool_) else scalar.item()
+
+
+@functools.lru_cache(maxsize=None)
+def int_range(np_dtype, floats=False):
+    """(low, high): the numbers torch lets into integer dtype ``np_dtype``.  An unsigned
+    dtype takes ints from -max (they wrap: -1 is 255 in uint8) but floats from 0; floats
+    are compared as doubles (so 2.0**63 passes for int64, and wraps); NaN fits nowhere."""
+    info = np.iinfo(np_dtype)
+    if floats:
+        return (0.0 if np_dtype.kind == "u" else float(info.min)), float(info.max)
+    return (-info.max if np_dtype.kind == "u" else info.min), info.max
 
 
 def check_fits(number, np_dtype):
@@ -157,9 +172,8 @@ def check_fits(number, np_dtype):
     check_64_bits(number)
     if np_dtype.kind not in "iu":
         return
-    info = np.iinfo(np_dtype)
-    low = -info.max if np_dtype.kind == "u" else info.min
-    if not low <= number <= info.max:
+    low, high = int_range(np_dtype)
+    if not low <= number <= high:
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE.get(np_dtype.name, np_dtype.name + '_t')} "
                            f"without overflow")
 

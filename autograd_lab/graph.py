@@ -359,10 +359,8 @@ def promote(arrays, floating=False):
 
 
 def _promote(arrays, floating):
-    # a NumPy scalar counts as the Python number it holds; torch reads a NumPy bool as a
-    # float (it is not a Python bool), so int8 + np.True_ is float32
-    arrays = [(float(a) if isinstance(a, np.bool_) else a.item()) if isinstance(a, np.generic) else a
-              for a in arrays]
+    # a NumPy scalar counts as a Python number (np.True_ as a float: int8 + np.True_ is float32)
+    arrays = [dtypes.as_number(a) if isinstance(a, np.generic) else a for a in arrays]
     target = dtypes.result_type([a for a in arrays if isinstance(a, np.ndarray)],
                                 [a for a in arrays if isinstance(a, (bool, int, float))])
     if target is None:

@@ -666,8 +666,8 @@ def _times_alpha(x, other, alpha, name):
         return other
     if not isinstance(alpha, (bool, int, float, np.number, np.bool_)):
         raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
-    if isinstance(other, np.generic):             # as graph._promote reads NumPy scalars
-        other = float(other) if isinstance(other, np.bool_) else other.item()
+    if isinstance(other, np.generic):
+        other = dtypes.as_number(other)
     if type(other) is int:
         dtypes.check_64_bits(other)
     if _is_bool(x) and _is_bool(other):
@@ -698,15 +698,14 @@ def _clamp(x, min, max):
                 raise NotImplementedError("autograd_lab's clamp takes constant bounds; for bounds that "
                                           "need gradients write al.minimum(al.maximum(x, lo), hi)")
             b = b._data
-        bounds.append(b)
+        bounds.append(b.item() if isinstance(b, np.generic) else b)     # as Python numbers
     if x._data.dtype.kind in "biu" and any(isinstance(b, float) or np.asarray(b).dtype.kind == "f"
                                           for b in bounds if b is not None):
         x = x.to(dtypes.float32)          # a float bound makes the result float, as in torch
-    bounds = [b.item() if isinstance(b, np.generic) else b for b in bounds]   # as Python numbers
     for i, b in enumerate(bounds):        # an int bound must fit x's dtype, and takes it
         dtypes.check_fits(b, x._data.dtype)  # (uint8: -1 is 255), as in torch
-        if x._data.dtype.kind in "iu" and isinstance(b, (int, np.integer)) and not isinstance(b, bool):
-            bounds[i] = np.array(int(b)).astype(x._data.dtype)
+        if x._data.dtype.kind in "iu" and type(b) is int:
+            bounds[i] = np.array(b).astype(x._data.dtype)
     return ops.clamp(x, min=bounds[0], max=bounds[1])
 
 
