@@ -117,18 +117,20 @@ def rule(name):
 
 
 def markdown(differentiable_only=True):
-    """The table as Markdown: one row per operation, one line per input's rule."""
+    """The table as Markdown: one row per operation (its name over its grad_fn name), one
+    line per input's rule.  Four columns, so that a row fits a page's text column."""
     def cell(parts, inputs):
         if len(parts) == len(inputs) and len(parts) > 1:
             return "<br>".join(f"{i}: `{p}`" for i, p in zip(inputs, parts))
         return "<br>".join(f"`{p}`" for p in parts)
 
-    rows = ["| op | grad_fn | forward | VJP: gradient to each input (g = dL/dy) | "
-            "JVP: tangent of y (t = input's tangent) |", "|---|---|---|---|---|"]
+    rows = ["| op and its grad_fn | forward | VJP: gradient to each input (g = dL/dy) | "
+            "JVP: tangent of y (t = input's tangent) |", "|---|---|---|---|"]
     for r in rules():
         if differentiable_only and not r.differentiable:
             continue
-        rows.append(f"| `{r.name}` | `{r.grad_fn}` | `{r.forward}` | {cell(r.vjp, r.inputs)} | "
+        grad_fns = "<br>".join(f"`{n}`" for n in r.grad_fn.split(" / "))
+        rows.append(f"| **{r.name}**<br>{grad_fns} | `{r.forward}` | {cell(r.vjp, r.inputs)} | "
                     f"{cell(r.jvp, r.inputs)} |")
     return "\n".join(rows)
 

@@ -27,5 +27,6 @@ def test_names_that_depend_on_arguments_are_all_listed():
 def test_markdown_table_has_one_row_per_differentiable_op():
     md = rulebook.markdown()
     differentiable = [r for r in rulebook.rules() if r.differentiable]
-    assert md.count("\n| `") == len(differentiable)
-    assert "| `mul` | `MulBackward0` | `np.multiply` | a: `g * b`<br>b: `g * a` |" in md
+    assert md.count("\n| **") == len(differentiable)
+    assert "| **mul**<br>`MulBackward0` | `np.multiply` | a: `g * b`<br>b: `g * a` |" in md
+    assert "| **sum**<br>`SumBackward0`<br>`SumBackward1` |" in md
