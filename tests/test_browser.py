@@ -173,6 +173,28 @@ RAW_MARKUP = ["$", "\\(", "\\)", "\\[", "\\]", "\\begin{", "\\frac{", "\\top", "
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
 
 
+# What runs out of the text column: the page itself scrolling sideways, a formula reaching
+# past the column's right edge (display formulas scroll inside their own box), printed
+# output that does not wrap.  Code cells may scroll, as code does.
+OVERFLOW = """() => {
+    const found = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > window.innerWidth + 1)
+        found.push(`the page is ${doc.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    const article = document.querySelector('article');
+    const right = article.getBoundingClientRect().right + 1;
+    for (const m of article.querySelectorAll('mjx-container')) {
+        const r = m.getBoundingClientRect();
+        if (m.getAttribute('display') !== 'true' && r.right > right)
+            found.push(`inline formula past the column: ${m.textContent.slice(0, 60)}`);
+    }
+    for (const pre of article.querySelectorAll('.cell_output pre'))
+        if (pre.scrollWidth > pre.clientWidth + 1)
+            found.push(`output wider than its box: ${pre.textContent.slice(0, 60)}`);
+    return found;
+}"""
+
+
 def markdown_tables_printed(name):
     """How many Markdown outputs of the page's notebook hold a table."""
     source = source_of(name.removesuffix(".html"))
@@ -208,6 +230,7 @@ def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_
         assert state["typeset"] >= state["math"], "math left for MathJax was not typeset"
         raw = {m: _around(state["text"], m) for m in RAW_MARKUP if m in state["text"]}
         assert raw == {}, f"raw markup in the text of {name}"
+        assert visit.page.evaluate(OVERFLOW) == [], "content wider than the text column"
         tables = markdown_tables_printed(name)
         assert state["output_tables"] >= tables, \
             f"{tables} Markdown tables printed by cells, {state['output_tables']} rendered as tables"
