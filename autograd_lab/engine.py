@@ -23,7 +23,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from . import ops
+from . import dtypes, ops
 from .graph import AccumulateGrad, broadcast_mismatch, edge
 from .modes import count, state
 from .tensor import Tensor
@@ -261,10 +261,9 @@ def _check_versions(node):
     saved values that were changed in place since: only the values the node's rules read
     (``Op.saves``), as torch checks only what it saved.  And take in arrays that
     ``x.data = ...`` put in place of an input's, as torch's backward does."""
-    op = node.op
-    if node.out_written and op.reads_output:
-        _modified(node, "output 0 of", (node.out.shape, node.out.dtype), 1, 0)
-    others = op.saves == "others"
+    box = node.out_box
+    if box is not None and box[0] != node.out_version and node.op.reads_output:
+        _modified(node.out, node, box[0], node.out_version)
     for i, a in enumerate(node.args):
         if not isinstance(a, Tensor):
             continue
@@ -274,24 +273,28 @@ def _check_versions(node):
                 raise RuntimeError(f"input {i} of {node.name()} had shape {tuple(old.shape)} in the "
                                    f"forward, but its .data was replaced by one of shape "
                                    f"{tuple(a._data.shape)}: run the forward again")
-            if op.reads_inputs:         # the new numbers, cast as the forward cast them
+            if node.op.reads_inputs:    # the new numbers, cast as the forward cast them
                 node.arrays[i] = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
-        if not op.reads_inputs or (others and not any(n is not None for k, n in enumerate(node.next)
-                                                      if k != i)):
-            continue                    # no rule that runs reads this input's value
-        if a._vbox is not None:
+        if a._vbox is not None and node.reads(i):
             saved = node.versions[i] if node.versions else 0
-            if a._vbox[0] != saved:
-                _modified(node, f"input {i} of", node.in_meta(i), a._vbox[0], saved)
+            if a._vbox[0] != saved:     # torch names the node that made it now, if any
+                _modified(a._data, a.grad_fn, a._vbox[0], saved)
 
 
-def _modified(node, which, meta, now, saved):
-    shape, dtype = meta
+def _modified(data, maker, now, saved):
+    made = "" if maker is None else f", which is output 0 of {_short_name(maker)},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [al.{dtype} {tuple(shape)}], which is {which} {node.name()}, is at version "
-        f"{now}; expected version {saved} instead. Hint: change it out of place (x = x * 2), "
-        "or clone() it before the forward pass uses it.")
+        f"operation: [al.{dtypes.scalar_type_name(data.dtype)}Tensor {list(data.shape)}]{made} is at "
+        f"version {now}; expected version {saved} instead. Hint: enable anomaly detection to find "
+        "the operation that failed to compute its gradient, with "
+        "al.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _short_name(node):
+    """A node's name as torch's message about saved values prints it: ExpBackward0 is Exp."""
+    name = node.name().split("::")[-1]
+    return name[:-len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")
 
 
 def _propagate(node, g, needed, create_graph):

@@ -629,7 +629,7 @@ class _GraphModel:
         name = self.node_names.get(id(node))
         if name is not None and name != skip_name:
             lines.append((name, "muted"))
-        lines.append((node.name(), "op"))
+        lines.append((node.name().split("::")[-1], "op"))
         if is_stand_in(node.out):               # a big output no rule reads: not kept
             lines += [("shape " + _shape_str(node.out.shape), "muted"), ("value not kept", "note")]
         else:

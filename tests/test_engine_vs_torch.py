@@ -153,10 +153,10 @@ def test_in_place_change_after_the_forward_is_refused_where_torch_refuses_it(cas
             y.sum().backward()
             outcomes.append(x.grad.tolist())
         except RuntimeError as e:
-            assert "modified by an inplace operation" in str(e)
-            outcomes.append("refused")
+            outcomes.append(str(e).replace("torch.", "al."))
     assert outcomes[0] == outcomes[1]
-    assert (outcomes[0] == "refused") == (error is not None)
+    assert (error is None) == isinstance(outcomes[0], list)
+    assert error is None or error in outcomes[0]
 
 
 # torch saves index tensors for these (IndexBackward0, MaxBackward0 along a dim), so a second
