@@ -16,6 +16,9 @@ from . import dtypes
 from .modes import state
 
 
+VIEW_OF_A_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
 class Tensor:
     # every tensor has its array and its grad_fn (None for a leaf); attributes that most
     # tensors never set live on the class, so making a tensor is cheap
@@ -564,8 +567,7 @@ class Tensor:
                 "inside the no_grad block (if you don't want the inplace to be tracked) or both "
                 "outside (if you want the inplace to be tracked).")
         if base._grad_fn is None and base._requires_grad:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
+            raise RuntimeError(VIEW_OF_A_LEAF)
 
     def _inplace(self, method, *args, **kwargs):
         """x.op_(...): x.op(...), with torch's promotion, wrap-around and refusals, written
@@ -693,6 +695,8 @@ class Tensor:
         # tensor that is a view) is CopySlices; indices alone, IndexPutBackward0; the whole
         # tensor, FillBackward3 (one number) or CopyBackwards
         if self._base is not None or _through_a_view(self._data.shape, key):
+            if state.grad_enabled and self._grad_fn is None and self._requires_grad:
+                raise RuntimeError(VIEW_OF_A_LEAF)
             return self._put(ops.copy_slices, value, key)
         if advanced:
             return self._put(ops.index_put, value, key)
