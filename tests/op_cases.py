@@ -87,12 +87,12 @@ CASES = [
     ("clamp_ then relu_", lambda a: (a * 1).clamp_(max=1.0).relu_(), [(6,)], "apart"),
     ("neg_ then sigmoid_", lambda a: (a * 1).neg_().sigmoid_(), [(3,)], None),
     ("log_ then tanh_", lambda a: (a * 1).log_().tanh_(), [(3,)], "pos"),
-    ("+= a broadcast tensor", lambda a, b: _iadd(a * 1, b), [(2, 3), (1, 3)], None),
-    ("setitem through a mask", lambda a: _set(a * 1, a > 0, 0.0), [(5,)], "apart"),
-    ("setitem of indices", lambda a, b: _set(a * 1, al.tensor([0, 2]), b), [(4,), ()], None),
-    ("setitem of a row", lambda a, b: _set(a * 1, 1, b), [(3, 2), (2,)], None),
-    ("setitem of ints and a list", lambda a, b: _set(a * 1, (0, [2, 0]), b), [(2, 3), (2,)], None),
-    ("setitem of a whole tensor", lambda a, b: _set(a * 1, Ellipsis, b), [(2, 3), (3,)], None),
+    ("+= a broadcast tensor", lambda a, b: iadd(a * 1, b), [(2, 3), (1, 3)], None),
+    ("setitem through a mask", lambda a: setitem(a * 1, a > 0, 0.0), [(5,)], "apart"),
+    ("setitem of indices", lambda a, b: setitem(a * 1, al.tensor([0, 2]), b), [(4,), ()], None),
+    ("setitem of a row", lambda a, b: setitem(a * 1, 1, b), [(3, 2), (2,)], None),
+    ("setitem of ints and a list", lambda a, b: setitem(a * 1, (0, [2, 0]), b), [(2, 3), (2,)], None),
+    ("setitem of a whole tensor", lambda a, b: setitem(a * 1, Ellipsis, b), [(2, 3), (3,)], None),
     ("masked_fill_ with a tensor", lambda a, b: (a * 1).masked_fill_(a > 0, b), [(5,), ()], "apart"),
     ("masked_fill_ with a number", lambda a: (a * 1).masked_fill_(a > 0, 0.5) * a, [(5,)], "apart"),
     ("fill_ with a tensor", lambda a, b: (a * 1).fill_(b), [(3,), ()], None),
@@ -100,7 +100,7 @@ CASES = [
     ("copy_, broadcast", lambda a, b: (a * 1).copy_(b), [(2, 3), (3,)], None),
     ("mul_ through a view", lambda a, b: ((y := a * 1)[1:].mul_(b), y)[1], [(3,), (2,)], None),
     ("exp_ through a transposed row", lambda a: ((y := a * 1), y.t()[0].exp_(), y)[2], [(3, 2)], None),
-    ("setitem through a view", lambda a, b: ((y := a * 1), _set(y[1:], 0, b), y)[2], [(3, 2), (2,)], None),
+    ("setitem through a view", lambda a, b: ((y := a * 1), setitem(y[1:], 0, b), y)[2], [(3, 2), (2,)], None),
     ("a view read after its base changed", lambda a, b: ((y := a * 1), (v := y[:2]), y.mul_(b), v)[3],
      [(3,), (3,)], None),
     ("sigmoid_layer", lambda W, b: (al.tensor([[0.0, 1.0]], dtype=al.float64)
@@ -110,13 +110,13 @@ CASES = [
 ]
 
 
-def _set(y, key, value):
+def setitem(y, key, value):
     """y[key] = value, as an expression (for torch too: it uses only the tensor's own method)."""
     y[key] = value
     return y
 
 
-def _iadd(y, value):
+def iadd(y, value):
     y += value
     return y
 

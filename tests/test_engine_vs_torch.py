@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed; `pip instal
 
 import autograd_lab as al  # noqa: E402
 
-from op_cases import CASES, INPLACE_AFTER_FORWARD, make_inputs  # noqa: E402
+from op_cases import CASES, INPLACE_AFTER_FORWARD, iadd, make_inputs, setitem  # noqa: E402
 
 
 def as_torch(t):
@@ -549,11 +549,6 @@ def test_float16_softmax_equals_torchs():
     assert np.allclose(g, tg, rtol=1e-2, atol=1e-3)
 
 
-def _iadd(x, v):
-    x += v
-    return x
-
-
 def _idiv(x, v):
     x /= v
     return x
@@ -567,30 +562,30 @@ def _isub(x, v):
 # in place: the out-of-place result (promotion, wrap-around, refusals) must fit the
 # tensor's shape and dtype; and add/sub's alpha, in place or not
 IN_PLACE = {
-    "int8 += 300": lambda lib: _iadd(_int8(lib), 300),
+    "int8 += 300": lambda lib: iadd(_int8(lib), 300),
     "int8.add_(300)": lambda lib: _int8(lib).add_(300),
     "int8.mul_(300)": lambda lib: _int8(lib).mul_(300),
     "uint8 -= 3": lambda lib: _isub(_uint8(lib), 3),
-    "int8 += an int64 tensor": lambda lib: _iadd(_int8(lib), lib.tensor([100, 300])),
-    "float32 += a float64 tensor": lambda lib: _iadd(lib.ones(2), lib.tensor([1.5], dtype=lib.float64)),
-    "a matrix += a row": lambda lib: _iadd(lib.ones(2, 2), lib.tensor([1.0, 2.0])),
+    "int8 += an int64 tensor": lambda lib: iadd(_int8(lib), lib.tensor([100, 300])),
+    "float32 += a float64 tensor": lambda lib: iadd(lib.ones(2), lib.tensor([1.5], dtype=lib.float64)),
+    "a matrix += a row": lambda lib: iadd(lib.ones(2, 2), lib.tensor([1.0, 2.0])),
     "float.add_(1, alpha=2)": lambda lib: lib.ones(2).add_(1, alpha=2),
     "float.sub_(t, alpha=2)": lambda lib: lib.ones(2).sub_(lib.ones(2), alpha=2),
-    "bool += True": lambda lib: _iadd(lib.tensor([True, False]), True),
+    "bool += True": lambda lib: iadd(lib.tensor([True, False]), True),
     "bool.add(bool, alpha=2)": lambda lib: lib.tensor([True]).add(lib.tensor([True]), alpha=2),
-    "int8 += 1.5": lambda lib: _iadd(_int8(lib), 1.5),
+    "int8 += 1.5": lambda lib: iadd(_int8(lib), 1.5),
     "int8 /= 2": lambda lib: _idiv(_int8(lib), 2),
     "int64.div_(2)": lambda lib: lib.tensor([1, 2]).div_(2),
-    "int8 += a float64 tensor": lambda lib: _iadd(_int8(lib), lib.tensor([1.0], dtype=lib.float64)),
+    "int8 += a float64 tensor": lambda lib: iadd(_int8(lib), lib.tensor([1.0], dtype=lib.float64)),
     "bool.add_(1)": lambda lib: lib.tensor([True]).add_(1),
     "float -= True": lambda lib: _isub(lib.ones(2), True),
     "float.sub_(True)": lambda lib: lib.ones(2).sub_(True),
     "float.sub(True, alpha=2)": lambda lib: lib.ones(2).sub(True, alpha=2),
     "int.add_(1, alpha=0.5)": lambda lib: lib.tensor([1, 2]).add_(1, alpha=0.5),
     "int.add(1, alpha=1.0)": lambda lib: lib.tensor([1, 2]).add(1, alpha=1.0),
-    "a vector += a matrix": lambda lib: _iadd(lib.ones(2), lib.ones(2, 2)),
-    "a vector += a longer vector": lambda lib: _iadd(lib.ones(2), lib.ones(3)),
-    "float += 2**70": lambda lib: _iadd(lib.ones(2), 2 ** 70),
+    "a vector += a matrix": lambda lib: iadd(lib.ones(2), lib.ones(2, 2)),
+    "a vector += a longer vector": lambda lib: iadd(lib.ones(2), lib.ones(3)),
+    "float += 2**70": lambda lib: iadd(lib.ones(2), 2 ** 70),
     "an expanded tensor .add_(1)": lambda lib: lib.ones(1, 3).expand(2, 3).add_(1),
     "int.add(3, alpha=True)": lambda lib: lib.tensor([1, 2]).add(3, alpha=True),
     "float.add(3, alpha='a')": lambda lib: lib.ones(2).add(3, alpha="a"),
@@ -615,16 +610,6 @@ def test_in_place_arithmetic_as_in_torch(case):
 
 
 # -- in-place operations on tensors in a graph -----------------------------------------------
-def _set(y, key, value):
-    y[key] = value
-    return y
-
-
-def _iadd(y, v):
-    y += v
-    return y
-
-
 def _no_grad_view(L, t):
     with L.no_grad():
         return t[1:3]
@@ -677,14 +662,14 @@ IN_PLACE_IN_A_GRAPH = {     # make(L, x, w) -> y; then y's numbers, node, versio
     "x / w, then add_": lambda L, x, w: (x / w).add_(1),
     "x ** w, then add_": lambda L, x, w: (x.abs() ** w).add_(1),
     "where, then a branch changes": lambda L, x, w: (lambda a: (L.where(a > 0, a, w), a.add_(1))[0])(x * 1),
-    "+= w": lambda L, x, w: _iadd(x * 1, w),
-    "y[y < 0] = 0": lambda L, x, w: (lambda y: _set(y, y < 0, 0.0))(x * 1),
-    "y[mask] = w": lambda L, x, w: (lambda y: _set(y, y < 0, w))(x * 1),
-    "y[indices] = w": lambda L, x, w: _set(x * 1, L.tensor([0, 2]), w),
-    "y[0] = 7": lambda L, x, w: _set(x * 1, 0, 7.0),
-    "y[1:3] = w": lambda L, x, w: _set(x * 1, slice(1, 3), w),
-    "y[...] = w": lambda L, x, w: _set(x * 1, Ellipsis, w),
-    "y[:] = a tensor": lambda L, x, w: _set(x * 1, slice(None), x * w),
+    "+= w": lambda L, x, w: iadd(x * 1, w),
+    "y[y < 0] = 0": lambda L, x, w: (lambda y: setitem(y, y < 0, 0.0))(x * 1),
+    "y[mask] = w": lambda L, x, w: (lambda y: setitem(y, y < 0, w))(x * 1),
+    "y[indices] = w": lambda L, x, w: setitem(x * 1, L.tensor([0, 2]), w),
+    "y[0] = 7": lambda L, x, w: setitem(x * 1, 0, 7.0),
+    "y[1:3] = w": lambda L, x, w: setitem(x * 1, slice(1, 3), w),
+    "y[...] = w": lambda L, x, w: setitem(x * 1, Ellipsis, w),
+    "y[:] = a tensor": lambda L, x, w: setitem(x * 1, slice(None), x * w),
     "masked_fill_ with a number": lambda L, x, w: (lambda y: y.masked_fill_(y > 0, 2.0))(x * 1),
     "masked_fill_ with w": lambda L, x, w: (lambda y: y.masked_fill_(y > 0, w))(x * 1),
     "masked_fill": lambda L, x, w: x.masked_fill(x > 0, w),
@@ -694,22 +679,22 @@ IN_PLACE_IN_A_GRAPH = {     # make(L, x, w) -> y; then y's numbers, node, versio
     "copy_ of a broadcast": lambda L, x, w: (x * 1).copy_(w * 2),
     "mul_ through a view": lambda L, x, w: (lambda y: (y[1:3].mul_(w), y)[1])(x * 1),
     "exp_ through a view": lambda L, x, w: (lambda y: (y[1:3].exp_(), y)[1])(x * 1),
-    "setitem through a view of a view": lambda L, x, w: (lambda y: (_set(y.reshape(2, 2)[1], 0, w), y)[1])(x * 1),
+    "setitem through a view of a view": lambda L, x, w: (lambda y: (setitem(y.reshape(2, 2)[1], 0, w), y)[1])(x * 1),
     "a view read after its base changed": _with_views,
-    "writing into a plain buffer": lambda L, x, w: _set(L.zeros(4, dtype=L.float64), 1, w * 5),
+    "writing into a plain buffer": lambda L, x, w: setitem(L.zeros(4, dtype=L.float64), 1, w * 5),
     "copy_ into a plain buffer": lambda L, x, w: L.zeros(4, dtype=L.float64).copy_(x * 3),
-    "+= into a plain buffer": lambda L, x, w: _iadd(L.zeros(4, dtype=L.float64), x),
+    "+= into a plain buffer": lambda L, x, w: iadd(L.zeros(4, dtype=L.float64), x),
     "detach() shares the version": lambda L, x, w: (lambda y: (y.detach().zero_(), y)[1])(x.exp()),
     ".data does not": lambda L, x, w: _data_write(L, x),
     "an optimizer step before the walk": lambda L, x, w: _stepped(L, w, lambda p: x * p ** 2),
     "an optimizer step, x * 3 saved nothing of x": lambda L, x, w: _stepped(L, w, lambda p: x * 3 + p),
     "retain_grad moves with an in-place op": lambda L, x, w: _retained(L, x),
-    "a second walk through CopySlices": lambda L, x, w: _second_walk(L, lambda: _set(x.clone(), 0, w)),
+    "a second walk through CopySlices": lambda L, x, w: _second_walk(L, lambda: setitem(x.clone(), 0, w)),
     "a second walk through fill_": lambda L, x, w: _second_walk(L, lambda: x.clone().fill_(w)),
     # refusals
     "add_ on a leaf": lambda L, x, w: x.add_(1),
     "add_ on a view of a leaf": lambda L, x, w: x[1:3].add_(1),
-    "setitem on a leaf": lambda L, x, w: _set(x, 0, 1.0),
+    "setitem on a leaf": lambda L, x, w: setitem(x, 0, 1.0),
     "a view made under no_grad": lambda L, x, w: _no_grad_view(L, x * 1).add_(1),
     "a view of a plain tensor made under no_grad, mul_ by w": lambda L, x, w: _no_grad_view(L, L.zeros(4)).mul_(w),
     "an expanded tensor": lambda L, x, w: (w * 1).expand(3).add_(1),
@@ -718,10 +703,10 @@ IN_PLACE_IN_A_GRAPH = {     # make(L, x, w) -> y; then y's numbers, node, versio
     "masked_fill_ with a mask that does not fit": lambda L, x, w: (x * 1).masked_fill_(L.ones(2, 4) > 0, 1.0),
     "fill_ with a vector": lambda L, x, w: (x * 1).fill_(x),
     "copy_ of a longer vector": lambda L, x, w: (x * 1).copy_(L.ones(5, dtype=L.float64)),
-    "setitem of a vector that does not fit": lambda L, x, w: _set(x * 1, slice(0, 2), x),
-    "setitem of indices, values that do not fit": lambda L, x, w: _set(x * 1, [0, 1], x[:3]),
-    "setitem of indices, another dtype": lambda L, x, w: _set(x * 1, [0, 1], w.float()),
-    "setitem of a list": lambda L, x, w: _set(x * 1, 0, [1.0]),
+    "setitem of a vector that does not fit": lambda L, x, w: setitem(x * 1, slice(0, 2), x),
+    "setitem of indices, values that do not fit": lambda L, x, w: setitem(x * 1, [0, 1], x[:3]),
+    "setitem of indices, another dtype": lambda L, x, w: setitem(x * 1, [0, 1], w.float()),
+    "setitem of a list": lambda L, x, w: setitem(x * 1, 0, [1.0]),
 }
 
 
@@ -799,8 +784,8 @@ TRAINING_LOOPS = {      # (L, h, w, x_t) -> (new h, loss)
     "h = exp(h + w)": lambda L, h, w, x: _state((h + w).exp(), lambda h: h.sum()),
     "h = h * w + x, loss mean of squares": lambda L, h, w, x: _state(h * w + x, lambda h: (h ** 2).mean()),
     "h = h.detach() * w + x: the fix": lambda L, h, w, x: _state((h.detach() * w + x).tanh(), lambda h: h.sum()),
-    "h *= w in place, then += x": lambda L, h, w, x: _state(_iadd(h * 1, 0).mul_(w).add_(x), lambda h: h.sum()),
-    "h[0] = w[0] * x[0], h carried": lambda L, h, w, x: _state(_set(h.clone(), 0, w[0] * x[0] + h[1]),
+    "h *= w in place, then += x": lambda L, h, w, x: _state(iadd(h * 1, 0).mul_(w).add_(x), lambda h: h.sum()),
+    "h[0] = w[0] * x[0], h carried": lambda L, h, w, x: _state(setitem(h.clone(), 0, w[0] * x[0] + h[1]),
                                                                lambda h: h.sum()),
 }
 

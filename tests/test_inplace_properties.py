@@ -9,10 +9,7 @@ from hypothesis import strategies as st
 
 import autograd_lab as al
 
-
-def _set(v, key, value):
-    v[key] = value
-    return v
+from op_cases import setitem
 
 
 VIEWS = {       # views of a (3, 4) tensor, written the same way for either library
@@ -32,7 +29,7 @@ WRITES = {      # writes whose rules keep no output: any later write is allowed
     "sin_()": lambda v, w: v.sin_(),
     "neg_()": lambda v, w: v.neg_(),
     "div_(1 + w * w)": lambda v, w: v.div_(1 + w * w),
-    "v[v > 0] = w": lambda v, w: _set(v, v > 0, w),
+    "v[v > 0] = w": lambda v, w: setitem(v, v > 0, w),
     "fill_(w)": lambda v, w: v.fill_(w),
     "zero_()": lambda v, w: v.zero_(),
     "masked_fill_(v < 0, 2 * w)": lambda v, w: v.masked_fill_(v < 0, w * 2),
