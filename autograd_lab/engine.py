@@ -18,6 +18,7 @@
 With ``create_graph=True`` the rules run on tensors and are recorded, so the
 gradients themselves have a ``grad_fn`` and can be differentiated again.
 """
+import warnings
 from heapq import heappop, heappush
 from operator import attrgetter
 
@@ -26,7 +27,7 @@ import numpy as np
 from . import dtypes, ops
 from .graph import AccumulateGrad, broadcast_mismatch, edge
 from .modes import count, state
-from .tensor import Tensor
+from .tensor import Tensor, _user_level
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved "
          "tensors after they have already been freed). Saved intermediate values of the graph "
@@ -203,11 +204,16 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 delivered[node] = arrived if passes_on and not accumulate else g
                 if not passes_on:
                     continue            # its rule never runs: its saved values stay (as in torch)
-            if node.freed:
-                raise RuntimeError(FREED)
-            if node.stamp != state.writes:
-                _check_versions(node)   # something was written since the forward
-            sends = _propagate(node, g, needed, create_graph)
+            try:
+                if node.freed:
+                    raise RuntimeError(FREED)
+                if node.stamp != state.writes:
+                    _check_versions(node)   # something was written since the forward
+                sends = _propagate(node, g, needed, create_graph)
+            except Exception:
+                if state.anomaly:       # where the node was recorded, as torch's anomaly mode
+                    _warn_where(node)
+                raise
             ran.append(node)
 
         # commit: nothing above touched a tensor, so an error leaves everything as it was.
@@ -281,14 +287,26 @@ def _check_versions(node):
                 _modified(a._data, a.grad_fn, a._vbox[0], saved)
 
 
+def _warn_where(node):
+    trace = node.__dict__.get("trace")
+    where = ("No forward pass information available. Enable detect anomaly during forward pass for "
+             "more information." if trace is None else f"Traceback of forward call that caused the "
+             f"error:\n{trace}")
+    warnings.warn(f"Error detected in {node.name().split('::')[-1]}. {where}", stacklevel=_user_level())
+
+
 def _modified(data, maker, now, saved):
     made = "" if maker is None else f", which is output 0 of {_short_name(maker)},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [al.{dtypes.scalar_type_name(data.dtype)}Tensor {list(data.shape)}]{made} is at "
-        f"version {now}; expected version {saved} instead. Hint: enable anomaly detection to find "
-        "the operation that failed to compute its gradient, with "
-        "al.autograd.set_detect_anomaly(True, check_nan=False).")
+        f"version {now}; expected version {saved} instead. " + (ANOMALY_HINT if state.anomaly else HINT))
+
+
+HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with al.autograd.set_detect_anomaly(True, check_nan=False).")
+ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. Good luck!")
 
 
 def _short_name(node):
@@ -323,7 +341,7 @@ def _propagate(node, g, needed, create_graph):
         a = node.args[i]._data
         if lead_ndim or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
             r = _fit(node, i, r, lead_ndim, g, a.shape, a.dtype)
-        if state.anomaly and _has_nan(r):
+        if state.anomaly and state.check_nan and _has_nan(r):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
         if _tracers:
             _tracers[-1].steps[-1].sent.append((i, child, _snapshot(r)))

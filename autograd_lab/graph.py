@@ -14,6 +14,8 @@ runs fast), on tensors it records (that is how ``create_graph=True`` records the
 backward pass for second derivatives).
 """
 import itertools
+import os
+import traceback
 import warnings
 
 import numpy as np
@@ -29,6 +31,7 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autograd_lab
 # every node gets the next number when it is recorded; the inputs of a node were always
 # recorded before it, so "highest number first" is an order the backward walk can use
 _sequence = itertools.count()
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Op:
@@ -263,6 +266,9 @@ def attach(op, args, params, out, arrays=None):
             node = result._grad_fn = Node(op, kept[1], kept[2], params, kept[0], nexts, name)
             if written and op.saves:  # remember the versions of inputs written before
                 node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
+            if state.anomaly:         # where the forward recorded it (shown if its backward fails)
+                node.trace = "".join(traceback.format_list(
+                    [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE)]))
     if state.forward_level:
         if not state.grad_enabled:    # (a view whose base was written since: see grad_fn)
             for a in args:

@@ -794,3 +794,18 @@ TRAINING_LOOPS = {      # (L, h, w, x_t) -> (new h, loss)
 def test_a_loop_carrying_its_graph_fails_at_the_second_backward_where_torch_does(case):
     ours, theirs = (_loop(L, TRAINING_LOOPS[case]) for L in (al, torch))
     assert ours == theirs
+
+
+def test_under_anomaly_mode_the_hint_and_the_warning_are_torchs():
+    said = []
+    for L in (al, torch):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught, L.autograd.detect_anomaly(check_nan=False):
+            warnings.simplefilter("always")      # (torch also warns that anomaly mode is slow)
+            y = x.sigmoid()
+            y.add_(1)
+            error = _error(lambda: y.sum().backward())
+        warned = str(caught[-1].message)
+        said.append((error[0], error[1].replace("torch.", "al."), warned.split("\n")[0], "y = x.sigmoid()" in warned))
+    ours, theirs = said
+    assert ours == theirs and ours[3]

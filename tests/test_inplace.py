@@ -203,3 +203,18 @@ def test_rulebook_says_what_each_rule_keeps():
     assert rulebook.rule("sin").keeps == "x" and rulebook.rule("add").keeps == "nothing"
     assert rulebook.rule("where").keeps == "cond" and rulebook.rule("pow_number").keeps == "a and b"
     assert rulebook.rule("index_put").keeps == "the index"
+
+
+def test_anomaly_mode_shows_where_the_forward_recorded_the_node_that_failed():
+    x = leaf([1.0, 2.0])
+    with al.autograd.detect_anomaly(check_nan=False):
+        y = x.exp()                          # the line the warning shows
+        y.mul_(2)
+        with pytest.warns(UserWarning, match=r"^Error detected in ExpBackward0. Traceback of forward call "
+                                             r"that caused the error:\n(.|\n)*y = x.exp\(\)"), \
+                pytest.raises(RuntimeError, match=re.escape(
+                    "expected version 0 instead. Hint: the backtrace further above shows the operation "
+                    "that failed to compute its gradient. The variable in question was changed in there "
+                    "or anywhere later. Good luck!")):
+            y.sum().backward()
+    assert not al.autograd.is_anomaly_enabled()
