@@ -270,8 +270,10 @@ def _check_versions(node):
     box = node.out_box
     if box is not None and box[0] != node.out_version and node.op.reads_output:
         _modified(node.out, node, box[0], node.out_version)
+    if not node.op.reads_inputs and state.swapped <= node.stamp:
+        return                          # no rule reads an input, and no input's array was replaced
     for i, a in enumerate(node.args):
-        if not isinstance(a, Tensor):
+        if type(a) is not Tensor:
             continue
         if a._swapped > node.stamp:
             old = node.arrays[i]

@@ -156,7 +156,10 @@ class Node:
         ``"others"`` only if another input gets a gradient, as only their rules read it."""
         saves = self.op.saves
         if saves == "others":
-            return any(n is not None for k, n in enumerate(self.next) if k != i)
+            for k, n in enumerate(self.next):
+                if n is not None and k != i:
+                    return True
+            return False
         return i in saves if type(saves) is tuple else saves is True or saves == "inputs"
 
     def in_meta(self, i):
@@ -226,8 +229,9 @@ class AccumulateGrad:
 
 def edge(t):
     """The node a gradient for tensor ``t`` flows into, or None."""
-    if t.grad_fn is not None:
-        return t.grad_fn
+    node = t.grad_fn
+    if node is not None:
+        return node
     if t._requires_grad:
         if t._accumulate is None:
             t._accumulate = AccumulateGrad(t)
@@ -264,8 +268,9 @@ def attach(op, args, params, out, arrays=None):
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
             kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays)
             node = result._grad_fn = Node(op, kept[1], kept[2], params, kept[0], nexts, name)
-            if written and op.saves:  # remember the versions of inputs written before
-                node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
+            if written and op.reads_inputs:   # remember the versions of inputs written before
+                node.versions = tuple([a._vbox[0] if type(a) is Tensor and a._vbox is not None else 0
+                                       for a in args])
             if state.anomaly:         # where the forward recorded it (shown if its backward fails)
                 node.trace = "".join(traceback.format_list(
                     [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE)]))
@@ -318,7 +323,7 @@ def shed(op, out, args, arrays):
     read = op.saves if type(op.saves) is tuple else () if not op.reads_inputs else None
     if read is not None:              # ("others": kept, as some rule reads each input)
         for i, a in enumerate(args):
-            if type(a) is Tensor and a.grad_fn is not None and a._data.size >= KEEP_BELOW and i not in read:
+            if type(a) is Tensor and a._grad_fn is not None and a._data.size >= KEEP_BELOW and i not in read:
                 if type(args) is not list:    # copies, the first time: the caller's
                     args, arrays = list(args), list(arrays)   # args stay as they were
                 arrays[i], args[i] = stand_in(a._data)

@@ -11,6 +11,7 @@ class _State:
     forward_level = 0   # >0 while al.func.jvp pushes tangents through operations
     counters = ()        # active PassCounter objects
     writes = 0           # in-place writes to any tensor so far (saved-value checks)
+    swapped = -1         # writes when `x.data = ...` last replaced an array
 
 
 state = _State()

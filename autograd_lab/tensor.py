@@ -170,7 +170,7 @@ class Tensor:
                                "or complex dtype")
         self._data = value._data
         state.writes += 1                 # nodes that saved this tensor look again (engine._check_versions)
-        self._swapped = state.writes
+        self._swapped = state.swapped = state.writes
 
     # -- graph ------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -569,30 +569,23 @@ class Tensor:
         if base._grad_fn is None and base._requires_grad:
             raise RuntimeError(VIEW_OF_A_LEAF)
 
-    def _inplace(self, method, *args, **kwargs):
-        """x.op_(...): x.op(...), with torch's promotion, wrap-around and refusals, written
-        into x's memory when x's shape and dtype can hold it (see _overwrite)."""
-        self._check_inplace()
-        result = method(self, *args, **kwargs)
-        _check_into(self._data.shape, result.shape)
-        if not dtypes.can_cast(result._data.dtype, self._data.dtype):
-            raise RuntimeError(f"result type {dtypes.scalar_type_name(result._data.dtype)} can't be "
-                               f"cast to the desired output type {dtypes.scalar_type_name(self._data.dtype)}")
-        return self._overwrite(result)
-
     def _overwrite(self, result):
         """Write ``result``, computed from this tensor as it is, into its memory, and make
         result's node this tensor's history -- or, through a view, the base's."""
         node, base = result._grad_fn, self._base
         if base is not None:
             self._check_view(node is not None)
-        if node is not None and node.args[0] is self and node.reads(0):
+        if node is not None and node.op.reads_inputs and node.args[0] is self and node.reads(0):
             old = Tensor._make(self._data.copy())       # the rule reads x as it was
             old._grad_fn, old._tangent = node.next[0], self._tangent
             node.args = (old, *node.args[1:])
             if node.arrays[0] is self._data:
                 node.arrays = (old._data, *node.arrays[1:])
-        np.copyto(self._data, result._data, casting="unsafe")
+        have, got = self._data, result._data
+        if sys.getrefcount(have) == 3 and have.base is None and got.base is None and got.dtype == have.dtype:
+            self._data = got              # no one else holds these numbers: take the new ones, no copy
+        else:
+            have[...] = got               # (cast as C casts: int8 += 300 wraps, as in torch)
         self._bump()
         if node is None and result._tangent is None:
             return self
@@ -702,37 +695,31 @@ class Tensor:
             return self._put(ops.index_put, value, key)
         return self._put(ops.copy if value._data.ndim else ops.fill, value, key)
 
-    def add_(self, other, alpha=1):
-        return self._inplace(Tensor.add, other, alpha)
 
-    def sub_(self, other, alpha=1):
-        return self._inplace(Tensor.sub, other, alpha)
-
-    def __iadd__(self, other):
-        return self._inplace(Tensor.__add__, other)
-
-    def __isub__(self, other):
-        return self._inplace(Tensor.__sub__, other)
-
-    def __imul__(self, other):
-        return self._inplace(Tensor.__mul__, other)
-
-    def __itruediv__(self, other):
-        return self._inplace(Tensor.__truediv__, other)
-
-
-def _in_place(method):
-    """The in-place form of a method: x.exp_() is x.exp() written into x and recorded."""
+def _in_place(method, name):
+    """The in-place form of a method: x.exp_() is x.exp(), with torch's promotion,
+    wrap-around and refusals, written into x's memory when x's shape and dtype can hold
+    it, and recorded (Tensor._overwrite)."""
     def in_place(self, *args, **kwargs):
-        return self._inplace(method, *args, **kwargs)
-    in_place.__name__ = in_place.__qualname__ = method.__name__ + "_"
+        self._check_inplace()
+        result = method(self, *args, **kwargs)
+        shape, dtype = self._data.shape, self._data.dtype
+        if result._data.shape != shape:
+            _check_into(shape, result._data.shape)
+        if result._data.dtype != dtype and not dtypes.can_cast(result._data.dtype, dtype):
+            raise RuntimeError(f"result type {dtypes.scalar_type_name(result._data.dtype)} can't be cast "
+                               f"to the desired output type {dtypes.scalar_type_name(dtype)}")
+        return self._overwrite(result)
+    in_place.__name__ = in_place.__qualname__ = name
     in_place.__doc__ = f"In-place version of :meth:`{method.__name__}`."
     return in_place
 
 
-for _name in ("mul", "div", "pow", "clamp", "clip", "relu", "sigmoid", "tanh", "exp", "log", "log1p",
-              "sin", "cos", "abs", "neg", "sqrt", "sign", "floor", "ceil", "round"):
-    setattr(Tensor, _name + "_", _in_place(getattr(Tensor, _name)))
+for _name in ("add", "sub", "mul", "div", "pow", "clamp", "clip", "relu", "sigmoid", "tanh", "exp", "log",
+              "log1p", "sin", "cos", "abs", "neg", "sqrt", "sign", "floor", "ceil", "round"):
+    setattr(Tensor, _name + "_", _in_place(getattr(Tensor, _name), _name + "_"))
+for _name in ("add", "sub", "mul", "truediv"):     # x += v is x.add_(v)
+    setattr(Tensor, f"__i{_name}__", _in_place(getattr(Tensor, f"__{_name}__"), f"__i{_name}__"))
 
 
 class _HookHandle:

@@ -218,3 +218,20 @@ def test_anomaly_mode_shows_where_the_forward_recorded_the_node_that_failed():
                     "or anywhere later. Good luck!")):
             y.sum().backward()
     assert not al.autograd.is_anomaly_enabled()
+
+
+def test_in_place_writes_reach_everything_that_shares_the_memory():
+    plain = al.zeros(3)
+    held = plain.numpy()                     # a NumPy array on the same memory
+    data = plain.data                        # .data: the same memory, its own version counter
+    view = plain[1:]
+    plain.add_(1)
+    source = np.zeros(2, np.float32)
+    shared = al.from_numpy(source)
+    shared.mul_(2).add_(5)
+    assert held.tolist() == data.tolist() == [1.0, 1.0, 1.0] and view.tolist() == [1.0, 1.0]
+    assert source.tolist() == [5.0, 5.0] and plain._version == view._version == 1 and data._version == 0
+    y = al.ones(3, requires_grad=True) * 2
+    first = y.detach()
+    y.exp_()
+    assert np.allclose(first.numpy(), np.exp(2.0)) and first._version == 1
