@@ -267,9 +267,8 @@ def _check_versions(node):
     saved values that were changed in place since: only the values the node's rules read
     (``Op.saves``), as torch checks only what it saved.  And take in arrays that
     ``x.data = ...`` put in place of an input's, as torch's backward does."""
-    box = node.out_box
-    if box is not None and box[0] != node.out_version and node.op.reads_output:
-        _modified(node.out, node, box[0], node.out_version)
+    if node.overwritten and node.op.reads_output:
+        _modified(node.out, node, node.out_box[0], node.out_version)
     if not node.op.reads_inputs and state.swapped <= node.stamp:
         return                          # no rule reads an input, and no input's array was replaced
     for i, a in enumerate(node.args):

@@ -132,8 +132,8 @@ class Node:
     retain = None                     # weakref to the output, after retain_grad()
     tangent = None                    # forward mode: the output's tangent, for saved()
     versions = None                   # versions of the saved inputs, if any had been written
-    out_box = None                    # once its output is written in place: the version counter
-    out_version = 0                   # it shares, and the version the node saw
+    out_box = None                    # once its output's memory is written in place: the version
+    out_version = 0                   # counter it shares, and the version the node made
 
     def __init__(self, op, args, arrays, params, out, nexts, name):
         self.op = op
@@ -150,6 +150,11 @@ class Node:
     def freed(self):
         """Whether a backward released the saved values (it drops ``args``: engine._run)."""
         return self.args is None
+
+    @property
+    def overwritten(self):
+        """Whether the numbers this node made were written over in place since."""
+        return self.out_box is not None and self.out_box[0] != self.out_version
 
     def reads(self, i):
         """Whether a rule that runs reads the value of input i (``Op.saves``): for
@@ -268,6 +273,8 @@ def attach(op, args, params, out, arrays=None):
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
             kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays)
             node = result._grad_fn = Node(op, kept[1], kept[2], params, kept[0], nexts, name)
+            if result._vbox is not None:      # a view: its numbers are its base's, which may be
+                node.out_box, node.out_version = result._vbox, result._vbox[0]    # written later
             if written and op.reads_inputs:   # remember the versions of inputs written before
                 node.versions = tuple([a._vbox[0] if type(a) is Tensor and a._vbox is not None else 0
                                        for a in args])

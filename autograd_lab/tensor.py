@@ -4,7 +4,9 @@ A tensor holds its numbers in ``_data`` (a NumPy array).  A *leaf* is a tensor t
 user made; if it ``requires_grad``, backward accumulates into its ``.grad``.  A tensor
 computed from others carries ``grad_fn``, the graph node that made it.  Every
 arithmetic method below just calls an operation from ``ops.py``, where each operation's
-forward and derivative rules live together.
+forward and derivative rules live together.  An in-place method (``x.add_(v)``,
+``x[mask] = 0``) is its out-of-place operation written into the tensor's memory and
+recorded as the tensor's new history (see the in-place section).
 """
 import sys
 import warnings
@@ -589,13 +591,15 @@ class Tensor:
         self._bump()
         if node is None and result._tangent is None:
             return self
-        if node is not None and node.op.reads_output:   # the output it saved is this memory now
-            node.out, node.out_box, node.out_version = self._data, self._vbox, self._vbox[0]
+        if node is not None:              # its output is this memory now: it sees later writes
+            _made(node, self)
         if base is None:
             self._take(node, result._tangent)
         else:                             # the base's new numbers: its old ones, this view's new ones
             whole = graph.attach(ops.copy_slices, (base, result), {"key": _place(self._data, base._data)},
                                  base._data)
+            if whole._grad_fn is not None:
+                _made(whole._grad_fn, base)
             base._take(whole._grad_fn, whole._tangent)
         return self
 
@@ -854,6 +858,15 @@ def _unwrap(data):
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data
+
+
+def _made(node, t):
+    """``node`` made the numbers in ``t``'s memory (an in-place write): it notes the version
+    they are at, so that a later write is seen -- refused if its rules read them
+    (engine._check_versions), shown as overwritten in pictures of the graph."""
+    if node.op.reads_output:
+        node.out = t._data
+    node.out_box, node.out_version = t._vbox, t._vbox[0]
 
 
 def _tracked(t):
