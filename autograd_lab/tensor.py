@@ -651,6 +651,8 @@ class Tensor:
         if not isinstance(src, Tensor):
             raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
         _check_into(self._data.shape, src._data.shape)
+        if src._vbox is not None and src._vbox is self._vbox:
+            _check_overlap(self, src)
         return self._put(ops.copy, src)
 
     def masked_fill_(self, mask, value):
@@ -680,6 +682,8 @@ class Tensor:
             kind = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
             raise TypeError(f"can't assign a {kind} to a al.{dtypes.scalar_type_name(self._data.dtype)}Tensor")
         advanced = any(isinstance(k, np.ndarray) for k in key)
+        if value._vbox is not None and value._vbox is self._vbox and value._data.ndim:
+            _check_overlap(self, value)   # (one number is read first, as fill_ reads it)
         if advanced:                      # (index_put_ in torch)
             if value._data.dtype != self._data.dtype and value._data.ndim + value.requires_grad:
                 raise RuntimeError(
@@ -706,6 +710,9 @@ def _in_place(method, name):
     it, and recorded (Tensor._overwrite)."""
     def in_place(self, *args, **kwargs):
         self._check_inplace()
+        for a in args:
+            if type(a) is Tensor and a._vbox is not None and a._vbox is self._vbox:
+                _check_overlap(self, a)   # (a view of the same memory)
         result = method(self, *args, **kwargs)
         shape, dtype = self._data.shape, self._data.dtype
         if result._data.shape != shape:
@@ -912,6 +919,30 @@ def _through_a_view(shape, key):
             for _ in range(k.ndim if _is_mask(k) else 1):
                 next(dims, 0)
     return False
+
+
+def _check_overlap(written, read):
+    """Refuse, as torch does, an in-place op that reads a tensor lying over the memory it
+    writes in another way: it would read numbers it has already written.  (Like torch, it
+    passes over layouts with gaps, where telling is too hard.)"""
+    a, b = written._data, read._data
+    if a is b or not (np.may_share_memory(a, b) and _dense(a) and _dense(b)):
+        return
+    if a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.strides == b.strides:
+        return                            # the same numbers, laid out the same way: fine
+    raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
+                       "tensor refer to a single memory location. Please clone() the tensor before "
+                       "performing the operation.")
+
+
+def _dense(a):
+    """Whether an array's numbers fill one block of memory, in some order, with no gaps."""
+    step = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != step:
+            return False
+        step *= n
+    return True
 
 
 def _check_expand(shape, target, dtype):

@@ -707,6 +707,14 @@ IN_PLACE_IN_A_GRAPH = {     # make(L, x, w) -> y; then y's numbers, node, versio
     "setitem of indices, values that do not fit": lambda L, x, w: setitem(x * 1, [0, 1], x[:3]),
     "setitem of indices, another dtype": lambda L, x, w: setitem(x * 1, [0, 1], w.float()),
     "setitem of a list": lambda L, x, w: setitem(x * 1, 0, [1.0]),
+    # reading numbers the same op writes: refused where the layouts differ
+    "y[1:] += y[:-1]": lambda L, x, w: (lambda y: (iadd(y[1:], y[:-1]), y)[1])(x * 1),
+    "m.add_(m.t())": lambda L, x, w: (lambda m: m.add_(m.t()))((x * 1).reshape(2, 2)),
+    "y[[0, 1]] = y[1:3]": lambda L, x, w: (lambda y: setitem(y, [0, 1], y[1:3]))(x * 1),
+    "y[1:].copy_(y[:-1])": lambda L, x, w: (lambda y: (y[1:].copy_(y[:-1]), y)[1])(x * 1),
+    "y.mul_(y.reshape(2, 2).reshape(4))": lambda L, x, w: (lambda y: y.mul_(y.reshape(2, 2).reshape(4)))(x * 1),
+    "m[0] = m[:, 0] (a layout with gaps)": lambda L, x, w: (lambda m: setitem(m, 0, m[:, 0]))((x * 1).reshape(2, 2)),
+    "y[::2] += y[1::2]": lambda L, x, w: (lambda y: (iadd(y[::2], y[1::2]), y)[1])(x * 1),
 }
 
 
