@@ -672,26 +672,7 @@ class Tensor:
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                                "unsigned char")
         key = arrays if type(arrays) is tuple else (arrays,)
-        if isinstance(value, Tensor):
-            pass
-        elif _is_number(value):           # torch makes a number a constant of x's dtype
-            dtypes.check_fits(value, self._data.dtype)
-            value = Tensor._make(np.array(value).astype(self._data.dtype))
-        else:
-            kind = type(value)
-            kind = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
-            raise TypeError(f"can't assign a {kind} to a al.{dtypes.scalar_type_name(self._data.dtype)}Tensor")
-        advanced = any(isinstance(k, np.ndarray) for k in key)
-        if value._vbox is not None and value._vbox is self._vbox and value._data.ndim:
-            _check_overlap(self, value)   # (one number is read first, as fill_ reads it)
-        if advanced:                      # (index_put_ in torch)
-            if value._data.dtype != self._data.dtype and value._data.ndim + value.requires_grad:
-                raise RuntimeError(
-                    "Index put requires the source and destination dtypes match, got "
-                    f"{dtypes.scalar_type_name(self._data.dtype)} for the destination and "
-                    f"{dtypes.scalar_type_name(value._data.dtype)} for the source.")
-        else:                             # (copy_ of a view, after an expand)
-            _check_expand(value._data.shape, ops._index_forward(self._data, key).shape, value.dtype)
+        value = _setitem_value(self, key, value)
         # torch's names: a write through a view (an int, None, a part of a dimension, or a
         # tensor that is a view) is CopySlices; indices alone, IndexPutBackward0; the whole
         # tensor, FillBackward3 (one number) or CopyBackwards
@@ -699,7 +680,7 @@ class Tensor:
             if state.grad_enabled and self._grad_fn is None and self._requires_grad:
                 raise RuntimeError(VIEW_OF_A_LEAF)
             return self._put(ops.copy_slices, value, key)
-        if advanced:
+        if any(isinstance(k, np.ndarray) for k in key):
             return self._put(ops.index_put, value, key)
         return self._put(ops.copy if value._data.ndim else ops.fill, value, key)
 
@@ -919,6 +900,31 @@ def _through_a_view(shape, key):
             for _ in range(k.ndim if _is_mask(k) else 1):
                 next(dims, 0)
     return False
+
+
+def _setitem_value(x, key, value):
+    """The value of ``x[key] = value`` as a tensor, checked as torch checks it: a number
+    becomes a constant of x's dtype; through indices (index_put_) a tensor must have x's
+    dtype, unless one number goes through a lone mask (masked_fill_, which casts); without
+    indices (copy_) it must expand to the shape written."""
+    if _is_number(value):
+        dtypes.check_fits(value, x._data.dtype)
+        return Tensor._make(np.array(value).astype(x._data.dtype))
+    if not isinstance(value, Tensor):
+        kind = type(value)
+        kind = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+        raise TypeError(f"can't assign a {kind} to a al.{dtypes.scalar_type_name(x._data.dtype)}Tensor")
+    if value._vbox is not None and value._vbox is x._vbox and value._data.ndim:
+        _check_overlap(x, value)          # (one number is read first, as fill_ reads it)
+    if any(isinstance(k, np.ndarray) for k in key):
+        one_mask = value._data.ndim == 0 and len(key) == 1 and _is_mask(key[0])
+        if value._data.dtype != x._data.dtype and not one_mask:
+            raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                               f"{dtypes.scalar_type_name(x._data.dtype)} for the destination and "
+                               f"{dtypes.scalar_type_name(value._data.dtype)} for the source.")
+    else:
+        _check_expand(value._data.shape, ops._index_forward(x._data, key).shape, value.dtype)
+    return value
 
 
 def _check_overlap(written, read):

@@ -706,6 +706,8 @@ IN_PLACE_IN_A_GRAPH = {     # make(L, x, w) -> y; then y's numbers, node, versio
     "setitem of a vector that does not fit": lambda L, x, w: setitem(x * 1, slice(0, 2), x),
     "setitem of indices, values that do not fit": lambda L, x, w: setitem(x * 1, [0, 1], x[:3]),
     "setitem of indices, another dtype": lambda L, x, w: setitem(x * 1, [0, 1], w.float()),
+    "setitem of indices, a constant of another dtype": lambda L, x, w: setitem(x * 1, [0, 1], L.tensor(2)),
+    "setitem through a mask, a number of another dtype": lambda L, x, w: setitem(x * 1, x > 0, w.float()),
     "setitem of a list": lambda L, x, w: setitem(x * 1, 0, [1.0]),
     # reading numbers the same op writes: refused where the layouts differ
     "y[1:] += y[:-1]": lambda L, x, w: (lambda y: (iadd(y[1:], y[:-1]), y)[1])(x * 1),
