@@ -298,9 +298,10 @@ def _warn_where(node):
 
 def _modified(data, maker, now, saved):
     made = "" if maker is None else f", which is output 0 of {_short_name(maker)},"
-    raise RuntimeError(
+    kind = "CPUBoolType" if data.dtype == np.bool_ else f"al.{dtypes.scalar_type_name(data.dtype)}Tensor"
+    raise RuntimeError(                 # (torch's legacy type names: al.FloatTensor, ..., CPUBoolType)
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [al.{dtypes.scalar_type_name(data.dtype)}Tensor {list(data.shape)}]{made} is at "
+        f"operation: [{kind} {list(data.shape)}]{made} is at "
         f"version {now}; expected version {saved} instead. " + (ANOMALY_HINT if state.anomaly else HINT))
 
 

@@ -662,6 +662,9 @@ IN_PLACE_IN_A_GRAPH = {     # make(L, x, w) -> y; then y's numbers, node, versio
     "x / w, then add_": lambda L, x, w: (x / w).add_(1),
     "x ** w, then add_": lambda L, x, w: (x.abs() ** w).add_(1),
     "where, then a branch changes": lambda L, x, w: (lambda a: (L.where(a > 0, a, w), a.add_(1))[0])(x * 1),
+    "where, then its condition changes": lambda L, x, w: (lambda c: (L.where(c, x, w), c.zero_())[0])(x > 0),
+    "x * an int8 constant, then the constant changes": lambda L, x, w:
+        (lambda c: (x * c, c.zero_())[0])(L.tensor([1, 2, 3, 4], dtype=L.int8)),
     "+= w": lambda L, x, w: iadd(x * 1, w),
     "y[y < 0] = 0": lambda L, x, w: (lambda y: setitem(y, y < 0, 0.0))(x * 1),
     "y[mask] = w": lambda L, x, w: (lambda y: setitem(y, y < 0, w))(x * 1),
