@@ -44,7 +44,7 @@ class Op:
     tangent ``t``.  Ops that take any number of inputs (``cat``) give ``vjp_all`` /
     ``jvp_all`` instead, handling all inputs at once.
     ``saves``: what the VJP rules read, much as torch's derivative formulas declare what
-    they save: ``True`` (inputs and output), ``"inputs"`` (sin, where), ``"others"`` (the
+    they save: ``True`` (inputs and output), ``"inputs"`` (sin, div), ``"others"`` (the
     rule of each input reads the other inputs only: mul, matmul), ``"output"`` (exp,
     sigmoid, relu), a tuple of input positions (``(0,)``: where reads its condition
     only), ``"index"`` (only an index kept as a parameter, which torch saves: x[mask] = v)
