@@ -14,6 +14,8 @@ runs fast), on tensors it records (that is how ``create_graph=True`` records the
 backward pass for second derivatives).
 """
 import itertools
+import os
+import traceback
 import warnings
 
 import numpy as np
@@ -29,6 +31,7 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autograd_lab
 # every node gets the next number when it is recorded; the inputs of a node were always
 # recorded before it, so "highest number first" is an order the backward walk can use
 _sequence = itertools.count()
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Op:
@@ -41,13 +44,13 @@ class Op:
     tangent ``t``.  Ops that take any number of inputs (``cat``) give ``vjp_all`` /
     ``jvp_all`` instead, handling all inputs at once.
     ``saves``: what the VJP rules read, much as torch's derivative formulas declare what
-    they save: ``True`` (inputs and output), ``"inputs"`` (sin, where), ``"others"`` (the
+    they save: ``True`` (inputs and output), ``"inputs"`` (sin, div), ``"others"`` (the
     rule of each input reads the other inputs only: mul, matmul), ``"output"`` (exp,
-    sigmoid, relu) or ``False`` (only shapes: add, sum, view, ...; such graphs can be
-    walked again after a backward, as in torch).  A node lets go of the big arrays its
-    rules never read (see :func:`shed`), and an in-place change is refused only where a
-    rule reads it.  (Coarser than torch in places: ``where`` keeps both branches although
-    its rules read only the condition, ``div`` and ``pow`` keep their output.)
+    sigmoid, relu), a tuple of input positions (``(0,)``: where reads its condition
+    only), ``"index"`` (only an index kept as a parameter, which torch saves: x[mask] = v)
+    or ``False`` (only shapes: add, sum, view, ...; such graphs can be walked again after
+    a backward, as in torch).  A node lets go of the big arrays its rules never read (see
+    :func:`shed`), and an in-place change is refused only where a rule reads it.
     ``floating``: the op computes real-valued results (division, exp, sin, ...), so
     integer and bool inputs are first cast to the default float32, as torch does.
     """
@@ -63,10 +66,12 @@ class Op:
         self.jvp = jvp
         self.vjp_all = vjp_all
         self.jvp_all = jvp_all
-        if not (saves is True or saves is False or saves in ("inputs", "others", "output")):
-            raise ValueError(f"saves must be True, False, 'inputs', 'others' or 'output', not {saves!r}")
+        if not (saves is True or saves is False or type(saves) is tuple or
+                saves in ("inputs", "others", "output", "index")):
+            raise ValueError(f"saves must be True, False, 'inputs', 'others', 'output', 'index' or "
+                             f"a tuple of input positions, not {saves!r}")
         self.saves = saves
-        self.reads_inputs = saves is True or saves in ("inputs", "others")
+        self.reads_inputs = saves is True or type(saves) is tuple or saves in ("inputs", "others")
         self.reads_output = saves is True or saves == "output"
         self.promote = promote
         self.floating = floating      # results are floats: integer/bool inputs become float32
@@ -113,7 +118,8 @@ class Op:
         return out
 
 
-_NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1"}
+_NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1", "FillBackward2", "ZeroBackward0",
+                        "MaskedFillBackward0", "torch::autograd::CopySlices"}
 
 
 class Node:
@@ -126,7 +132,8 @@ class Node:
     retain = None                     # weakref to the output, after retain_grad()
     tangent = None                    # forward mode: the output's tangent, for saved()
     versions = None                   # versions of the saved inputs, if any had been written
-    out_written = False               # the output was changed in place after the forward
+    out_box = None                    # once its output's memory is written in place: the version
+    out_version = 0                   # counter it shares, and the version the node made
 
     def __init__(self, op, args, arrays, params, out, nexts, name):
         self.op = op
@@ -144,6 +151,22 @@ class Node:
         """Whether a backward released the saved values (it drops ``args``: engine._run)."""
         return self.args is None
 
+    @property
+    def overwritten(self):
+        """Whether the numbers this node made were written over in place since."""
+        return self.out_box is not None and self.out_box[0] != self.out_version
+
+    def reads(self, i):
+        """Whether a rule that runs reads the value of input i (``Op.saves``): for
+        ``"others"`` only if another input gets a gradient, as only their rules read it."""
+        saves = self.op.saves
+        if saves == "others":
+            for k, n in enumerate(self.next):
+                if n is not None and k != i:
+                    return True
+            return False
+        return i in saves if type(saves) is tuple else saves is True or saves == "inputs"
+
     def in_meta(self, i):
         """(shape, dtype) of input i, which a gradient for it must match."""
         a = self.args[i]._data
@@ -153,7 +176,7 @@ class Node:
         return self._name
 
     def __repr__(self):
-        return f"<{self._name}>"
+        return f"<{self._name.split('::')[-1]}>"      # torch::autograd::CopySlices: <CopySlices>
 
     @property
     def next_functions(self):
@@ -211,8 +234,9 @@ class AccumulateGrad:
 
 def edge(t):
     """The node a gradient for tensor ``t`` flows into, or None."""
-    if t.grad_fn is not None:
-        return t.grad_fn
+    node = t.grad_fn
+    if node is not None:
+        return node
     if t._requires_grad:
         if t._accumulate is None:
             t._accumulate = AccumulateGrad(t)
@@ -232,8 +256,11 @@ def attach(op, args, params, out, arrays=None):
         written = False
         for i, a in enumerate(args):
             if type(a) is Tensor:
-                written = written or a._vbox is not None
-                node = a.grad_fn
+                node = a._grad_fn
+                if a._vbox is not None:
+                    written = True
+                    if a._base is not None and a._seen != a._vbox[0]:
+                        node = a.grad_fn      # a view of a base written since: the base's history
                 if node is None and a._requires_grad:
                     node = a._accumulate or edge(a)
                 if node is not None:
@@ -245,13 +272,23 @@ def attach(op, args, params, out, arrays=None):
             if arrays is None:
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
             kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays)
-            node = result.grad_fn = Node(op, kept[1], kept[2], params, kept[0], nexts, name)
-            if written and op.saves:  # remember the versions of inputs written before
-                node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
+            node = result._grad_fn = Node(op, kept[1], kept[2], params, kept[0], nexts, name)
+            if result._vbox is not None:      # a view: its numbers are its base's, which may be
+                node.out_box, node.out_version = result._vbox, result._vbox[0]    # written later
+            if written and op.reads_inputs:   # remember the versions of inputs written before
+                node.versions = tuple([a._vbox[0] if type(a) is Tensor and a._vbox is not None else 0
+                                       for a in args])
+            if state.anomaly:         # where the forward recorded it (shown if its backward fails)
+                node.trace = "".join(traceback.format_list(
+                    [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE)]))
     if state.forward_level:
+        if not state.grad_enabled:    # (a view whose base was written since: see grad_fn)
+            for a in args:
+                if type(a) is Tensor and a._base is not None and a._seen != a._vbox[0]:
+                    a._see_base()
         _push_tangent(op, args, params, result)
-        if result.grad_fn is not None:
-            result.grad_fn.tangent = result._tangent
+        if result._grad_fn is not None:
+            result._grad_fn.tangent = result._tangent
     if state.counters:
         for c in state.counters:
             c.ops += 1
@@ -260,11 +297,17 @@ def attach(op, args, params, out, arrays=None):
 
 def _share_version(view, args):
     """A view and the tensor it views count in-place writes together, as in torch: a write
-    through either is a write to both, and refused where a node read those numbers."""
+    through either is a write to both, and refused where a node read those numbers.  The
+    view keeps its base (torch's ``_base``: the tensor that owns the memory), so that a
+    write through it can rewrite the base's history."""
     owner = view._data.base
     for a in args:
         if type(a) is Tensor and (a._data is owner or a._data.base is owner):
-            view._vbox = a._box()
+            box = view._vbox = a._box()
+            view._base = a if a._base is None else a._base
+            view._seen = box[0]
+            if not state.grad_enabled:
+                view._made_in_no_grad = True
             return
 
 
@@ -284,9 +327,10 @@ def shed(op, out, args, arrays):
     leaves and constants stay with their owner anyway."""
     if not op.reads_output and out.size >= KEEP_BELOW:
         out = stand_in(out)[0]
-    if not op.reads_inputs:           # ("others": kept, as some rule reads each input)
+    read = op.saves if type(op.saves) is tuple else () if not op.reads_inputs else None
+    if read is not None:              # ("others": kept, as some rule reads each input)
         for i, a in enumerate(args):
-            if type(a) is Tensor and a.grad_fn is not None and a._data.size >= KEEP_BELOW:
+            if type(a) is Tensor and a._grad_fn is not None and a._data.size >= KEEP_BELOW and i not in read:
                 if type(args) is not list:    # copies, the first time: the caller's
                     args, arrays = list(args), list(arrays)   # args stay as they were
                 arrays[i], args[i] = stand_in(a._data)

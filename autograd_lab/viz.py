@@ -629,9 +629,11 @@ class _GraphModel:
         name = self.node_names.get(id(node))
         if name is not None and name != skip_name:
             lines.append((name, "muted"))
-        lines.append((node.name(), "op"))
+        lines.append((node.name().split("::")[-1], "op"))
         if is_stand_in(node.out):               # a big output no rule reads: not kept
             lines += [("shape " + _shape_str(node.out.shape), "muted"), ("value not kept", "note")]
+        elif node.overwritten:                  # its numbers were written over in place since
+            lines += [("shape " + _shape_str(node.out.shape), "muted"), ("overwritten in place", "note")]
         else:
             lines += self._value_lines(node.out)
         v = self._add("op", lines)
@@ -641,7 +643,7 @@ class _GraphModel:
             self.freed_any = True
             v.lines.append(("saved values freed", "note"))
         self.n_ops += 1
-        self.op_names.append(node.name())
+        self.op_names.append(node.name().split("::")[-1])
         return v
 
     def _const(self, arg):
