@@ -34,7 +34,6 @@ import numpy as np
 
 try:
     from matplotlib import colormaps
-    from matplotlib.axes import Axes
     from matplotlib.cm import ScalarMappable
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.colors import Normalize, to_rgb
@@ -42,7 +41,6 @@ try:
     from matplotlib.font_manager import FontProperties
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch, Rectangle
     from matplotlib.path import Path
-    from matplotlib.transforms import Bbox
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("autograd_lab.viz draws with matplotlib, an optional extra of "
                       "autograd_lab: pip install 'autograd_lab[viz]'") from exc
@@ -168,157 +166,6 @@ def compact_png(png, colors=128):
     out = io.BytesIO()
     image.quantize(colors=colors, dither=Image.Dither.NONE).save(out, format="png", optimize=True)
     return out.getvalue()
-
-
-class LiveView:
-    """Fast redraws of a picture whose layout stays put (an explorer's live image).
-
-    The picture names the artists its ``update`` may change, grouped in parts
-    (``picture.parts()``: a row of cells, a caption, ...).  The first frame draws
-    everything else once and keeps it as a background, then draws the parts on top.  On
-    each later frame only the parts whose look changed are redrawn: their old area is
-    restored from the background (with any other part overlapping it) and they are drawn
-    again on top.  A part that appears later is added and the background drawn again.
-    The pixels are encoded as PNG with a fast zlib setting."""
-
-    def __init__(self, picture):
-        self.picture = picture
-        self.moving = None                       # names of the parts not in the background
-        self.last = None                         # each part's look in the previous frame
-        self.extent = {}                         # each moving part's area, display pixels
-        self.background = None
-        self.areas = {}                          # an artist's area per look (see _area)
-
-    def _order(self, names, parts):
-        fig = self.picture.fig
-        order = {id(ax): k + 1 for k, ax in enumerate(fig.axes)}
-        arts = [a for name in parts if name in names for a in parts[name]]
-        return sorted(arts, key=lambda a: (order.get(id(a.axes), 0), a.get_zorder()))
-
-    def _capture(self, moving, parts):
-        above = self.picture.above if hasattr(self.picture, "above") else {}
-        for name in list(moving):
-            moving |= set(above.get(name, ()))
-        for arts in parts.values():
-            for a in arts:
-                a.set_animated(False)
-        for a in self._order(moving, parts):
-            a.set_animated(True)
-        canvas = self.picture.fig.canvas
-        canvas.draw()                            # everything that does not move
-        self.background = canvas.copy_from_bbox(self.picture.fig.bbox)
-        self.moving = moving
-        self._draw(moving, parts)
-
-    def _draw(self, names, parts):
-        renderer = self.picture.fig.canvas.get_renderer()
-        for a in self._order(names, parts):
-            if a.get_visible():
-                a.draw(renderer)
-        for name in names:
-            boxes = [self._area(a, renderer) for a in parts[name] if a.get_visible()]
-            boxes = [b for b in boxes if b.width > 0 and b.height > 0]
-            self.extent[name] = Bbox.union(boxes) if boxes else None
-
-    def _area(self, a, renderer):
-        """The pixels an artist covers: a cell's box (its edge, drawn in the card's colour,
-        may spill onto the next cell unerased); a text's box with a pixel more for its
-        anti-aliasing.  Measuring costs about as much as drawing, and the layout stays put,
-        so a text's or a cell's area is remembered for each look it has had."""
-        key = _place(a)
-        if key is not None:
-            key = (id(a), key)
-            found = self.areas.get(key)
-            if found is not None:
-                return found
-        box = (a.get_tightbbox(renderer) if isinstance(a, Axes) else     # with its tick labels
-               a.get_window_extent(renderer)).padded(self._pad(a))
-        if key is not None:
-            if len(self.areas) > 4096:
-                self.areas.clear()
-            self.areas[key] = box
-        return box
-
-    def _pad(self, a):
-        if not isinstance(a, Rectangle):
-            return 1.5
-        if a.get_linewidth() == 0 or a.get_edgecolor()[3] == 0:
-            return 0.0                  # no stroke: a filled rectangle stays inside its extent
-        return a.get_linewidth() * self.picture.fig.dpi / 72 / 2 + 1.0
-
-    def png(self):
-        parts = self.picture.parts()
-        now = {name: tuple(_signature(a) for a in arts) for name, arts in parts.items()}
-        changed = set(now) if self.last is None else {k for k in now if now[k] != self.last.get(k)}
-        if self.moving is None or not changed <= self.moving:
-            self._capture(set(parts) if self.moving is None else (self.moving | changed), parts)
-        elif changed:
-            redo, areas = set(changed), [self.extent[k] for k in changed if self.extent.get(k)]
-            grew = True
-            while grew:                          # moving parts that overlap a cleared area
-                grew = False                     # (by more than a shared edge: _shared_area)
-                for k in self.moving - redo:
-                    e = self.extent.get(k)
-                    if e is not None and any(_shared_area(e, b) for b in areas):
-                        redo.add(k)
-                        areas.append(e)
-                        grew = True
-            canvas = self.picture.fig.canvas
-            w, h = canvas.get_width_height()
-            for b in areas:                      # agg counts rows from the top
-                x0, x1 = max(0, math.floor(b.x0 + 1e-6)), min(w, math.ceil(b.x1 - 1e-6))
-                y0, y1 = max(0, math.floor(h - b.y1 + 1e-6)), min(h, math.ceil(h - b.y0 - 1e-6))
-                # (Agg adds ``xy`` to the box's corner: zero keeps the area in place)
-                canvas.restore_region(self.background, bbox=(x0, y0, x1, y1), xy=(0, 0))
-            self._draw(redo, parts)
-        self.last = now
-        canvas = self.picture.fig.canvas
-        from PIL import Image
-        w, h = canvas.get_width_height()
-        img = Image.frombuffer("RGBA", (w, h), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-        buf = io.BytesIO()
-        img.save(buf, format="png", compress_level=1)
-        return buf.getvalue()
-
-
-def _place(a):
-    """All that decides the pixels a text or a rectangle covers in a layout that stays put
-    (None for other artists, which are measured every time): its geometry, its edge (whose
-    colour decides its margin: see LiveView._pad), a text's string and font, and the
-    limits of its axes."""
-    view = a.axes.viewLim.bounds if a.axes is not None else None
-    if isinstance(a, Rectangle):
-        return (a.get_x(), a.get_y(), a.get_width(), a.get_height(), a.get_angle(),
-                a.get_linewidth(), tuple(a.get_edgecolor()), view)
-    if hasattr(a, "get_text") and hasattr(a, "get_fontproperties"):
-        f = a.get_fontproperties()
-        return (a.get_text(), a.get_position(), tuple(f.get_family()), f.get_style(), f.get_weight(),
-                f.get_stretch(), f.get_size_in_points(), f.get_file(), a.get_rotation(),
-                a.get_rotation_mode(), a.get_ha(), a.get_va(), a.get_linespacing(), a.get_wrap(),
-                a.get_usetex(), view)
-    return None
-
-
-def _shared_area(a, b):
-    """Whether two areas overlap by more than the line two cells share (1.5 px, as much as
-    a text's anti-aliasing margin): a thick frame reaching 2 or 3 px into a neighbour does."""
-    return min(a.x1, b.x1) - max(a.x0, b.x0) > 1.5 and min(a.y1, b.y1) - max(a.y0, b.y0) > 1.5
-
-
-def _signature(a):
-    """What an artist looks like, cheaply: enough to tell whether it must be redrawn."""
-    if isinstance(a, Axes):                       # a colorbar's axes: the scale it shows
-        bar = getattr(a, "_colorbar", None)
-        return (a.get_visible(), None if bar is None else (bar.norm.vmin, bar.norm.vmax))
-    if hasattr(a, "get_text"):
-        return (a.get_text(), str(a.get_color()), a.get_fontweight(), a.get_visible(), a.get_alpha())
-    if hasattr(a, "get_array") and hasattr(a, "get_clim"):
-        arr = a.get_array()
-        return (np.ma.getdata(arr).tobytes(), np.ma.getmaskarray(arr).tobytes(), a.get_clim())
-    if hasattr(a, "get_facecolor"):
-        return (tuple(a.get_facecolor()), a.get_alpha(), a.get_visible(), getattr(a, "get_hatch", lambda: None)(),
-                getattr(a, "get_y", lambda: None)())
-    return (a.get_visible(),)
 
 
 def alt_text(fig):
@@ -1234,13 +1081,6 @@ class _Heat:
             self.texts = [[ax.text(j, i, "", ha="center", va="center", fontproperties=prop,
                                    parse_math=False, zorder=2) for j in range(n)] for i in range(m)]
 
-    def row(self, i):
-        """The artists of row ``i`` (cells, then their texts)."""
-        return self.cells[i] + (self.texts[i] if self.texts is not None else [])
-
-    def dynamic(self):
-        return [a for i in range(self.shape[0]) for a in self.row(i)]
-
     def set(self, A, pending=()):
         A = np.array(A, dtype=float).reshape(self.shape)
         shown = A.copy()
@@ -1301,7 +1141,7 @@ def _as_matrix(J, what="J"):
 
 
 class _JacobianPicture:
-    """The figure behind ``plot_jacobian``; ``update`` redraws new numbers in place."""
+    """The figure behind ``plot_jacobian``."""
 
     def __init__(self, J, seed=None, row_labels=None, col_labels=None, title=None, vjp=None,
                  vjp_label=None, highlight=None, pending=(), note=None):
@@ -1392,38 +1232,10 @@ class _JacobianPicture:
             cax = fig.add_axes([x0 / W, 0.38 / H, grid_w / W, 0.1 / H])
             self.colorbar = fig.colorbar(self.heat.mappable, cax=cax, orientation="horizontal")
             cax.tick_params(labelsize=7, colors=MUTED)
-        self.update(A, seed=seed, vjp=vjp, title=title, highlight=highlight, pending=pending, note=note)
+        self._draw(A, seed, vjp, title, highlight, pending, note)
 
-    def parts(self):
-        """The artists ``update`` may change, by part (for LiveView): one part per row,
-        each row of J with the veil that weights it."""
-        m = self.shape[0]
-        out = {"title": [self.title], "highlight": [self.hl], "note": self.note_texts}
-        for i in range(m):
-            out[f"J {i}"] = self.heat.row(i) + [self.dim[i]]
-            if self.has_seed:
-                out[f"seed {i}"] = self.seed_heat.row(i)
-        if self.has_bottom:
-            out["bottom"] = self.bottom_heat.dynamic() + [self.bottom_label]
-        if self.colorbar is not None:             # its scale follows the largest |J| so far
-            out["colorbar"] = [self.colorbar.ax]
-        return out
-
-    @property
-    def above(self):                              # the frame is drawn over the rows
-        return {f"J {i}": ("highlight",) for i in range(self.shape[0])}
-
-    def compatible(self, J, seed, vjp):
-        A = _as_matrix(J)
-        return (A.shape == self.shape and (seed is not None) == self.has_seed
-                and (seed is not None or vjp is not None) == self.has_bottom)
-
-    def update(self, J, seed=None, vjp=None, title=None, highlight=None, pending=(), note=None,
-               vjp_label=None):
-        A = _as_matrix(J)
+    def _draw(self, A, seed, vjp, title, highlight, pending, note):
         m, n = self.shape
-        if vjp_label and self.has_bottom:
-            self.bottom_label.set_text(vjp_label)
         self.heat.set(A, pending)
         self.title.set_text(title or "")
         v = None
@@ -1459,17 +1271,22 @@ class _JacobianPicture:
 
 
 def _jacobian_alt(A, v, vjp, pending, highlight):
+    """The picture in words, with the numbers a sighted reader reads off it: every entry of
+    J row by row (up to 64 of them; a shortened matrix beyond), the seed and vᵀJ."""
     m, n = A.shape
+    shown = np.array(A, dtype=float)
+    for i in pending:
+        shown[i] = np.nan
+    rows = "; ".join(f"row {i}: " + ("not computed yet" if i in pending else summary(shown[i], 60))
+                     for i in range(min(m, 8)))
     s = (f"Heatmap of a {m}-by-{n} Jacobian (rows: the {m} output entries, columns: the {n} "
-         f"input entries) with each value written in its cell")
-    if pending:
-        s += f"; {len(pending)} of its {m} rows are not computed yet and show question marks"
+         f"input entries): " + (rows if m * n <= 64 else summary(shown, 80)) + ("; …" if m > 8 else ""))
     if highlight is not None:
         s += f"; row {int(highlight)} is framed"
     if v is not None:
-        s += f"; rows are shaded by the seed v = {summary(v, 40)} and their weighted sum vᵀJ = {summary(vjp, 40)} is shown below"
+        s += f"; the rows are weighted by the seed v = {summary(v, 60)} and their sum vᵀJ = {summary(vjp, 60)} is shown below"
     elif vjp is not None:
-        s += f"; the row below shows {summary(vjp, 40)}"
+        s += f"; the row below is {summary(vjp, 60)}"
     return s + "."
 
 
@@ -1508,9 +1325,6 @@ class _Row:
         self.label, self.cells, self.merged, self.gap = label, cells, merged, gap
         self.fill, self.color = fill, color
 
-    def signature(self):
-        return (self.merged is not None, len(self.cells or ()), self.gap)
-
 
 class _TablePicture:
     """Rows of value cells (one column per entry) with labels on the left."""
@@ -1519,7 +1333,6 @@ class _TablePicture:
         ruler = _measure()
         n = max([len(r.cells) for r in rows if r.cells is not None] + [1])
         self.n = n
-        self.signature = tuple(r.signature() for r in rows)
         cw = max([0.5] + [ruler.width(c.text, "value") + 0.16 for r in rows if r.cells for c in r.cells])
         self.cw = cw = min(cw, 1.3)
         rh = 0.3
@@ -1571,51 +1384,6 @@ class _TablePicture:
         for k, line in enumerate(self.legend_lines):
             self.legend_texts.append(_text(ax, 0.25, y - 0.2 - 0.17 * k, line, "legend", ha="left", va="center"))
         self.W = W
-
-    above = {}
-
-    def parts(self):
-        out = {"title": [self.title], "labels": self.labels, "legend": self.legend_texts}
-        for k, (ps, ts) in enumerate(zip(self.patches, self.texts)):
-            out[f"row {k}"] = ps + ts
-        return out
-
-    def compatible(self, rows, legend=None):
-        lines = textwrap.wrap(legend, max(40, int((self.W - 0.4) / (7.5 * 0.56 / 72)))) if legend else []
-        if len(lines) != len(self.legend_lines):
-            return False
-        if tuple(r.signature() for r in rows) != self.signature:
-            return False
-        ruler = _measure()
-        for r in rows:                           # every text must still fit its place
-            if ruler.width(r.label, "label") + 0.22 > self.label_w + 1e-9:
-                return False
-            if r.merged is not None and ruler.width(r.merged, "value") + 0.2 > self.merged_w + 1e-9:
-                return False
-            for c in r.cells or ():
-                if ruler.width(c.text, "value") + 0.16 > self.cw + 1e-9:
-                    return False
-        return True
-
-    def update(self, rows, title=None, legend=None):
-        self.title.set_text(title or "")
-        for r, label, ps, ts in zip(rows, self.labels, self.patches, self.texts):
-            label.set_text(r.label)
-            if r.merged is not None:
-                ps[0].set_facecolor(r.fill)
-                ts[0].set_text(r.merged)
-                ts[0].set_color(r.color)
-            else:
-                for c, p, t in zip(r.cells, ps, ts):
-                    p.set_facecolor(c.fill)
-                    p.set_hatch(c.hatch)
-                    t.set_text(c.text)
-                    t.set_color(c.color)
-                    t.set_fontweight("bold" if c.bold else "normal")
-        lines = textwrap.wrap(legend, max(40, int((self.W - 0.4) / (7.5 * 0.56 / 72)))) if legend else []
-        for t, line in zip(self.legend_texts, lines):
-            t.set_text(line)
-        return self.fig
 
 
 def _value_cells(values, fill=PAPER, color=INK, where_mask=None, off_fill=PAPER, off_color=MUTED):
@@ -1745,102 +1513,6 @@ def _where_alt(names, mask, out, ga, gb, a_const, b_const):
     elif a_const and b_const:
         s += "; both branches are constants, so no gradient flows at all"
     return s + "; the condition receives no gradient."
-
-
-# ==========================================================================================
-# seed -> gradient (used by the GradOutputsExplorer)
-# ==========================================================================================
-class _SeedGradPicture:
-    """grad_outputs at work: y (optional), the seed of y's shape, and the gradient it
-    produces, side by side, with the seed's meaning as a loss underneath."""
-
-    def __init__(self, seed, grad, *, y=None, title=None, seed_label="grad_outputs (seed)",
-                 grad_label="x.grad", y_label="y", caption=None, error=None):
-        S = _as_matrix(seed, "the seed")
-        G = _as_matrix(grad, "the gradient") if grad is not None else None
-        Y = _as_matrix(y, "y") if y is not None else None
-        self.key = (S.shape, None if G is None else G.shape, None if Y is None else Y.shape,
-                    error is not None)
-        panels = ([Y] if Y is not None else []) + [S] + ([G] if G is not None else [])
-        cs = _snap(min(0.55, 3.4 / max(p.shape[1] for p in panels), 3.0 / max(p.shape[0] for p in panels)))
-        longest = max([len(_num(v)) for p in panels for v in p.ravel()[:200]] + [3])
-        fs = min(8.5, cs * 72 * 0.86 / (0.62 * longest))
-        sep = 0.75
-        x = 0.45
-        slots = []
-        for p in panels:
-            slots.append(x)
-            x += p.shape[1] * cs + sep
-        W = _snap(max(x - sep + 0.4, 5.2))
-        grid_h = max(p.shape[0] for p in panels) * cs
-        title_h = 0.45 if title else 0.12
-        self.wrap = max(40, int((W - 0.5) / (7.5 * 0.56 / 72)))
-        H = _snap(title_h + 0.5 + grid_h + 0.2 + 0.17 * 3 + 0.1)
-        self.fig = fig = _new_figure(W, H)
-        self.W, self.H = W, H
-        frame = fig.add_axes([0, 0, 1, 1], zorder=-1)
-        frame.set_axis_off()
-        frame.set_xlim(0, W)
-        frame.set_ylim(0, H)
-        top = H - title_h - 0.5
-        self.title = _text(frame, 0.25, H - 0.25, title or "", "title", ha="left", va="center")
-        heats, labels = [], []
-        names = ([y_label] if Y is not None else []) + [seed_label] + ([grad_label] if G is not None else [])
-        cmaps = (["RdBu_r"] if Y is not None else []) + ["PuOr_r"] + (["RdBu_r"] if G is not None else [])
-        for k, (p, x0, name, cmap) in enumerate(zip(panels, slots, names, cmaps)):
-            m, n = p.shape
-            ax = fig.add_axes([x0 / W, (top - m * cs) / H, n * cs / W, m * cs / H])
-            heats.append(_Heat(ax, p.shape, cmap, fs, fs >= 5.0))
-            labels.append(_text(frame, x0, top + 0.3, name, "name", ha="left", va="center"))
-            for j in range(n):                          # entry indices along the top and side
-                _text(frame, x0 + (j + 0.5) * cs, top + 0.1, str(j), "legend", ha="center", va="center")
-            if m > 1:
-                for i in range(m):
-                    _text(frame, x0 - 0.1, top - (i + 0.5) * cs, str(i), "legend", ha="right", va="center")
-            if k < len(panels) - 1:
-                sym = "⊙" if (Y is not None and k == 0) else "→"
-                _text(frame, x0 + n * cs + sep / 2, top - grid_h / 2, sym, "title", ha="center", va="center")
-        self.y_heat = heats[0] if Y is not None else None
-        self.seed_heat = heats[1 if Y is not None else 0]
-        self.grad_heat = heats[-1] if G is not None else None
-        self.seed_label = labels[1 if Y is not None else 0]
-        self.grad_label = labels[-1] if G is not None else None
-        self.caption = [_text(frame, 0.25, top - grid_h - 0.3 - 0.17 * k, "", "legend", ha="left",
-                              va="center") for k in range(3)]
-        self.update(seed, grad, y=y, title=title, caption=caption, error=error)
-
-    above = {}
-
-    def parts(self):
-        out = {"title": [self.title], "labels": [self.seed_label], "caption": self.caption}
-        for name, heat in (("seed", self.seed_heat), ("y", self.y_heat), ("grad", self.grad_heat)):
-            if heat is not None:
-                for i in range(heat.shape[0]):
-                    out[f"{name} {i}"] = heat.row(i)
-        return out
-
-    def compatible(self, seed, grad, error, y=None):
-        S = _as_matrix(seed, "the seed")
-        G = _as_matrix(grad, "the gradient") if grad is not None else None
-        Y = _as_matrix(y, "y") if y is not None else None
-        return self.key == (S.shape, None if G is None else G.shape, None if Y is None else Y.shape,
-                            error is not None)
-
-    def update(self, seed, grad, *, y=None, title=None, caption=None, error=None, seed_label=None):
-        self.title.set_text(title or "")
-        self.seed_heat.set(_as_matrix(seed, "the seed"))
-        if self.y_heat is not None and y is not None:
-            self.y_heat.set(_as_matrix(y, "y"))
-        if seed_label:
-            self.seed_label.set_text(seed_label)
-        if self.grad_heat is not None and grad is not None:
-            self.grad_heat.set(_as_matrix(grad, "the gradient"))
-        err = textwrap.wrap("Problem: " + error, self.wrap) if error else []
-        lines = (err + (textwrap.wrap(caption, self.wrap) if caption else []))[:len(self.caption)]
-        for k, t in enumerate(self.caption):
-            t.set_text(lines[k] if k < len(lines) else "")
-            t.set_color(VERMILLION if k < len(err) else INK)
-        return self.fig
 
 
 __all__ = ["draw_graph", "plot_jacobian", "plot_where", "show", "alt_text", "to_png", "summary",

@@ -8,6 +8,8 @@
 - `book_pages`: the pages of the book in reading order, from the table of contents that
   was built (AUTOGRAD_LAB_TOC, else _toc.yml).
 - `book_server`: a quiet HTTP server on 127.0.0.1 (random port) over _build/html.
+- `chromium`, `lab`: headless Chromium and a JupyterLab on 127.0.0.1, for the explorer
+  tests (tests/explorer_driver.py drives them).
 """
 import functools
 import gzip
@@ -87,6 +89,31 @@ def book_server(built_html):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Headless Chromium (Debian's), driven by Playwright, for the explorer tests."""
+    from explorer_driver import CHROMIUM, CHROMIUM_ARGS
+    if not CHROMIUM.exists():
+        require_or_skip("Chromium is not installed at /usr/bin/chromium; install it with "
+                        "`sudo apt-get install -y chromium`", "AUTOGRAD_LAB_REQUIRE_BROWSER")
+    from playwright.sync_api import sync_playwright
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+    pw.stop()
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory):
+    """JupyterLab started on 127.0.0.1 over a copy of book/: its URL."""
+    from explorer_driver import has_jupyterlab, jupyterlab
+    if not has_jupyterlab():
+        require_or_skip("JupyterLab is not installed in this environment", "AUTOGRAD_LAB_REQUIRE_BROWSER")
+    with jupyterlab(tmp_path_factory.mktemp("lab")) as url:
+        yield url
 
 
 # page weights that tests/test_browser.py records as the property "page_weight" of its

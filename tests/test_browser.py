@@ -44,19 +44,10 @@ def _missing(reason):
 
 
 @pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.exists():
-        _missing(INSTALL_HINT)
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright is not installed: pip install -r requirements.txt")
-    shutil.rmtree(SHOTS, ignore_errors=True)        # the folder shows this run only
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-    yield browser
-    browser.close()
-    pw.stop()
+def browser(chromium):
+    """conftest's Chromium, with the screenshots folder emptied: it shows this run only."""
+    shutil.rmtree(SHOTS, ignore_errors=True)
+    return chromium
 
 
 class Visit:
@@ -145,7 +136,8 @@ MATH_STATE = """() => {
 IMAGES = """() => Array.from(document.images).map(img => {
     const r = img.getBoundingClientRect();
     const folded = img.closest('details:not([open])') !== null
-        || img.closest('.toggle-hidden') !== null;
+        || img.closest('.toggle-hidden') !== null
+        || img.closest('.al-explorer.al-mounted') !== null;   // a live view took its place
     return {src: img.currentSrc || img.src, alt: (img.getAttribute('alt') || '').trim(),
             loaded: img.complete && img.naturalWidth > 0, width: r.width,
             output: img.closest('.cell_output') !== null, folded: folded};
@@ -162,9 +154,16 @@ TRANSPARENT_PIXELS = """() => Array.from(document.images).map(img => {
     return {src: img.currentSrc || img.src, transparent: transparent};
 })"""
 
+# Jupyter widgets need a kernel: none may reach a page (the explorers' own views are
+# hosted by the page and are counted apart: every explorer output must have mounted one)
 LIVE_WIDGETS = """() => document.querySelectorAll(
-    '.jupyter-widgets, .widget-slider, input[type=range], .jp-OutputArea-output .widget-box'
+    '.jupyter-widgets, .widget-slider, .jp-OutputArea-output .widget-box'
 ).length"""
+EXPLORERS_MOUNTED = """() => {
+    const boxes = Array.from(document.querySelectorAll('.al-explorer'));
+    return {boxes: boxes.length, live: boxes.filter(b => b.querySelector('.al-x')).length,
+            failed: boxes.filter(b => b.classList.contains('al-failed')).length};
+}"""
 
 # markup a reader should never see as text: TeX left for MathJax (or never given to it),
 # a Markdown table read as plain text, bold that did not parse, a fence that did not close
@@ -240,7 +239,10 @@ def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_
         assert [i["src"] for i in images if not i["alt"]] == [], "images without alt text"
         hidden = [i["src"] for i in images if i["output"] and not i["folded"] and i["width"] == 0]
         assert hidden == [], "output pictures (explorers, figures) not visible"
-        assert visit.page.evaluate(LIVE_WIDGETS) == 0, "a live widget without a kernel"
+        assert visit.page.evaluate(LIVE_WIDGETS) == 0, "a Jupyter widget without a kernel"
+        visit.page.wait_for_timeout(100)                      # the explorers' modules load
+        explorers = visit.page.evaluate(EXPLORERS_MOUNTED)
+        assert explorers["live"] == explorers["boxes"] and explorers["failed"] == 0, explorers
 
         for selector in ("a.left-prev", "a.right-next"):
             link = visit.page.query_selector(selector)

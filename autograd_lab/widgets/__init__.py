@@ -1,0 +1,24 @@
+"""Explorers: views in which a reader changes a seed, a mask or a threshold and watches
+the gradients move -- live in Jupyter (the kernel computes with autograd_lab) and live in
+the book's pages (from numbers autograd_lab computed when the book was built).
+
+SeedExplorer (the seed of ``backward``), WhereExplorer (``where``'s mask and threshold),
+JacobianExplorer (the Jacobian row by row or in one batched pass), GradOutputsExplorer
+(``grad_outputs`` of the output's full shape) and GraphExplorer (a small model's graph,
+with the gradient on every edge, as its parameters move).
+
+Every explorer can be driven from code (``ex.seed = [[1, 0]]``, ``ex.threshold = 3``) and
+read (``ex.grad``, ``ex.error``), so tests need no browser.  How the two hosts work:
+``_base.py``; each view: ``<kind>.js`` beside its class; the page's host: ``page.js``.
+
+anywidget and matplotlib are optional extras: ``pip install 'autograd_lab[viz]'``.
+"""
+from ._base import Explorer, parse_numbers
+from .grad_outputs import GradOutputsExplorer
+from .graph import GraphExplorer
+from .seed import SeedExplorer
+from .where import WhereExplorer
+from .jacobian import JacobianExplorer
+
+__all__ = ["Explorer", "SeedExplorer", "WhereExplorer", "JacobianExplorer", "GradOutputsExplorer",
+           "GraphExplorer", "parse_numbers"]

@@ -1,0 +1,800 @@
+"""GraphExplorer: move a small model's parameters and watch its graph -- the value in
+every node and the gradient on every edge after a traced backward."""
+import itertools
+import math
+
+import numpy as np
+
+from .. import viz
+from ..viz import _pav
+from ..creation import tensor as _tensor
+from ..engine import trace_backward
+from ..graph import AccumulateGrad, is_stand_in
+from ..tensor import Tensor
+from . import _base as b
+
+MAX_SLIDERS = 8            # one slider per entry of the moving parameters
+GRID = (-10.0, 1.0, 3.0, 10.0)   # what the page's sliders snap to (with the start and the presets)
+MAX_PAGE_STATES = 400      # more combinations than this are not stored in the page
+
+# -- sizes of the drawing, in CSS pixels (the view draws with the same numbers) ----------------
+CHAR = 6.4          # width of one character of the 10.5 px monospace font (0.6 em, rounded up)
+LABEL_CHAR = 6.0    # the same for the 10 px font of the gradients beside the edges
+LINE = 14.0         # height of one line of text
+NUM = 7             # characters a number takes in most states ("-0.1282"): boxes are sized for it
+PAD_X, PAD_Y = 8.0, 5.0
+ROW_GAP = 12.0      # between boxes in one column
+GAP = 34.0          # the least room between two columns
+CONN = 18.0         # diameter of the circled letter that carries an edge to the next band
+EXIT = 10.0         # room between a band's last column and its circled letters
+BAND_GAP = 20.0     # between bands
+MARGIN = 6.0
+MAX_WIDTH = 640.0   # the drawing at most this wide: it fits the book's text column at 1280 px
+SHOW = 6            # values with more entries show their first three and their shape
+# the widths (characters) the lines of inputs' boxes and of other boxes may take: each is tried
+WIDE = [(a, b) for a in (19, 27, 34) for b in (19, 27)]
+
+
+class GraphExplorer(b.Explorer):
+    """Move a small model's parameters; watch the value in every node of its graph and
+    the gradient on every edge after a traced ``backward()``.
+
+    ``fn`` is called with the parameters as keyword arguments (fresh leaf copies, so the
+    reader's tensors and their ``.grad`` are never touched) and returns the output -- a
+    scalar such as a loss -- or a dict of named tensors whose LAST entry is the output
+    (the others name intermediate nodes in the picture).  ``params`` maps names to
+    tensors; ``move`` names the parameters that get a slider and a number box per entry
+    (default: all; at most 8 entries); ``names`` names other tensors the model uses, such
+    as targets (shown as grey constants).  ``presets`` maps button labels to parameter
+    values, e.g. ``{"all 3": {"W": [[3., 3., 3.]]}}``; "reset" goes back to the start.
+
+    In Jupyter every change runs ``fn`` and ``output.backward()`` inside
+    ``al.autograd.trace_backward()``.  The book's pages cannot run the model: they carry
+    the states autograd_lab computed when the book was built for every combination of
+    slider values from ``grid`` (plus each entry's starting value and the presets), and
+    each slider snaps to those values.
+
+    Set: ``set(W=[[...]])``, ``use_preset(name)``, ``reset()``.  Read: ``.params``
+    (tensors), ``.values`` (the named tensors of the last run, output last), ``.output``,
+    ``.grads`` (every parameter's gradient), ``.trace``, ``.error``.
+    """
+
+    kind = "graph"
+    _esm = b.module_source("graph")
+
+    def __init__(self, fn, params, *, move=None, names=None, presets=None, grid=GRID, title=None):
+        super().__init__()
+        with b.quiet():
+            if not isinstance(params, dict) or not params:
+                raise TypeError("GraphExplorer needs params as a dict of tensors, e.g. {'W': W}")
+            for name, t in params.items():
+                b.check_input(t, f"GraphExplorer (parameter {name!r})")
+            self.fn, self.title = fn, title
+            self._dtypes = {k: t._data.dtype for k, t in params.items()}
+            self._start = {k: np.array(t._data, dtype=np.float64) for k, t in params.items()}
+            self._now = {k: v.copy() for k, v in self._start.items()}
+            self.move = list(params) if move is None else [move] if isinstance(move, str) else list(move)
+            unknown = [m for m in self.move if m not in params]
+            if unknown:
+                raise ValueError(f"move names {unknown}, which are not in params ({list(params)})")
+            self._sliders = [(m, i) for m in self.move for i in range(self._start[m].size)]
+            if not 1 <= len(self._sliders) <= MAX_SLIDERS:
+                raise ValueError(f"GraphExplorer has one slider per entry of the moving parameters: "
+                                 f"{len(self._sliders)} entries, at most {MAX_SLIDERS} (name fewer in move=)")
+            self.names = {}
+            for name, t in (names or {}).items():
+                if not isinstance(t, Tensor):
+                    raise TypeError(f"names[{name!r}] is a {type(t).__name__}; names maps display "
+                                    "names to tensors, e.g. {'y_true': y_true}")
+                self.names[id(t)] = str(name)
+            self._names_keep = list((names or {}).values())     # ids stay valid while we hold them
+            self.presets = {}
+            for label, values in (presets or {}).items():
+                self.presets[str(label)] = {k: self._checked(k, v) for k, v in values.items()}
+            self.grid = [float(g) for g in grid]
+            # boxes as wide as fit: the fewer lines, the less tall the picture
+            best = None
+            for wide in WIDE:
+                run = self._run(self._start, wide)
+                if not isinstance(run, _Run):
+                    raise run
+                layout = _layout(run)
+                if best is None or (layout["width"] <= MAX_WIDTH and layout["height"] < best[2]["height"]):
+                    best = (wide, run, layout)
+            self._wide, run, layout = best
+            self._shape = run.shape                     # the graph's structure, drawn once
+            self._show(run)
+            self.spec = self._spec(run, layout)
+        self._guard(lambda: None)()                     # publish the starting state
+
+    # -- one forward and one traced backward ----------------------------------------------------
+    def _run(self, values, wide=None):
+        """Run the model on fresh leaves holding ``values``; a _Run, or the exception.
+        ``wide``: how many characters a line of a box may take (see _Run)."""
+        leaves = {k: _tensor(v.astype(self._dtypes[k])).requires_grad_(True) for k, v in values.items()}
+        try:
+            out = self.fn(**leaves)
+            named = dict(out) if isinstance(out, dict) else {"output": out}
+            if not named:
+                raise ValueError("fn returned an empty dict; it must return the output")
+            for k, t in named.items():
+                if not isinstance(t, Tensor):
+                    raise TypeError(f"fn's {k!r} is a {type(t).__name__}, not an autograd_lab tensor")
+            output = list(named.values())[-1]
+            if output.numel() != 1:
+                raise ValueError(f"the output {list(named)[-1]!r} has shape {tuple(output.shape)}; "
+                                 "GraphExplorer runs backward() from a scalar, such as a loss")
+            if output.grad_fn is None:
+                raise ValueError("the output does not depend on the parameters (it has no grad_fn)")
+            with trace_backward() as trace:
+                output.backward(retain_graph=True)      # keep the saved values: constants are shown
+        except Exception as exc:                        # noqa: BLE001 - reported by the caller
+            return exc
+        return _Run(output, named, leaves, self.names, trace, wide or self._wide)
+
+    def _show(self, run):
+        self.trace = run.trace
+        self.values = {k: t.detach() for k, t in run.named.items()}
+        self.output = list(self.values.values())[-1]
+        self.grads = {k: t.grad for k, t in run.leaves.items()}
+        self._slots, self._slot_specs = run.slots, run.slot_specs
+        self._graph = run
+
+    def _compute(self):
+        self.error = self.note = None
+        self.values = self.output = self.grads = self.trace = self._slots = None
+        run = self._run(self._now)
+        if not isinstance(run, _Run):
+            self.error = f"{type(run).__name__}: {run}"
+            return
+        if run.shape != self._shape:
+            self.error = ("with these values the model recorded a different graph (another "
+                          "branch of its Python code); the explorer draws the graph it started with")
+            return
+        self._show(run)
+        found = [b.problems(k, np.atleast_1d(t._data)) for k, t in self.values.items()]   # (a scalar as
+        found += [b.problems(f"{k}.grad", g) for k, g in self.grads.items()]               # one entry)
+        found = [p for p in found if p]
+        if found:
+            self.error = "; ".join(found)
+
+    # -- the programmatic API -----------------------------------------------------------------
+    @property
+    def params(self):
+        """The parameters' current values, as tensors."""
+        return {k: _tensor(v.astype(self._dtypes[k])) for k, v in self._now.items()}
+
+    def set(self, **values):
+        """Set one or more parameters, e.g. ``ex.set(W=[[3., 3., 3.]])``: one run, one redraw."""
+        self._guard(self._set_all)(values)
+
+    def use_preset(self, name):
+        """Set the parameters to one of ``.presets``."""
+        self._guard(self._preset)(name)
+
+    def reset(self):
+        """Back to the starting values."""
+        self._guard(self._set_all)(self._start)
+
+    def _checked(self, name, value):
+        if name not in self._start:
+            raise ValueError(f"there is no parameter {name!r}; the parameters are {', '.join(self._start)}")
+        v = b.as_numbers(value)
+        if v.shape != self._start[name].shape:
+            raise ValueError(f"{name} has shape {viz._shape_str(self._start[name].shape)}; "
+                             f"got shape {viz._shape_str(v.shape)}")
+        return v
+
+    def _set_all(self, values):
+        checked = {k: self._checked(k, v) for k, v in values.items()}   # all or nothing
+        for k, v in checked.items():
+            self._now[k] = v.copy()
+        self._compute()
+
+    def _preset(self, name):
+        if name not in self.presets:
+            raise ValueError(f"no preset {name!r}; the presets are {', '.join(map(repr, self.presets))}")
+        self._set_all(self.presets[name])
+
+    def _act(self, msg):
+        if msg.get("set") == "param":
+            name, index = msg.get("name"), msg.get("index")
+            if (name, index) not in self._sliders:
+                raise ValueError(f"no slider {name}[{index}]")
+            value = self._now[name].copy()
+            value.reshape(-1)[index] = float(b.as_numbers(msg.get("value")))
+            self._set_all({name: value})
+        elif msg.get("do") == "preset":
+            self._preset(msg.get("name"))
+        elif msg.get("do") == "reset":
+            self._set_all(self._start)
+        else:
+            raise ValueError(f"GraphExplorer does not know the message {msg!r}")
+
+    def _state(self):
+        slots = None if self._slots is None else \
+            [b.js(v.reshape(-1)[s.shown]) for v, s in zip(self._slots, self._slot_specs)]
+        return {"params": {m: b.js(self._now[m].astype(self._dtypes[m])) for m in self.move},
+                "slots": slots}
+
+    # -- what the view draws ------------------------------------------------------------------
+    def _spec(self, run, layout):
+        out_name = list(run.named)[-1]
+        starts = [float(self._start[m].reshape(-1)[i]) for m, i in self._sliders]
+        readout = [{"label": out_name, "slot": run.output_slot}]
+        readout += [{"label": f"{k}.grad", "slot": run.leaf_grad_slot[k]} for k in self._start
+                    if k in run.leaf_grad_slot]
+        return {
+            "title": self.title or f"{out_name}.backward() through the graph: move "
+                                   f"{', '.join(self.move)}, watch the gradients",
+            "sliders": [{"name": m, "index": i, "label": b.index_labels(m, self._start[m].shape)[i],
+                         "shape": list(self._start[m].shape)} for m, i in self._sliders],
+            "start": {m: b.js(self._start[m].astype(self._dtypes[m])) for m in self.move},
+            "presets": {k: {m: b.js(v[m].astype(self._dtypes[m])) for m in self.move if m in v}
+                        for k, v in self.presets.items()},
+            "range": [min(min(self.grid), *starts) , max(max(self.grid), *starts)],
+            "grid": self.grid, "output": out_name, "readout": readout,
+            "slots": [{"lines": s.lines, "shown": s.shown, "shape": list(s.shape)} for s in run.slot_specs],
+            **layout,
+        }
+
+    def _page(self):
+        """Every state a page reader can reach: each slider snaps to the grid, its starting
+        value and the presets' values; all the combinations, computed here by autograd_lab."""
+        if getattr(self, "_page_cache", None) is None:
+            self._page_cache = self._page_states()
+        return self._page_cache
+
+    def _page_states(self):
+        axes = []
+        for m, i in self._sliders:
+            values = set(self.grid) | {float(self._start[m].astype(self._dtypes[m]).reshape(-1)[i])}
+            values |= {float(p[m].astype(self._dtypes[m]).reshape(-1)[i]) for p in self.presets.values() if m in p}
+            axes.append(sorted(values))
+        count = math.prod(len(a) for a in axes)
+        if count > MAX_PAGE_STATES:
+            return {"axes": axes, "states": None,
+                    "why": f"{count} combinations of slider values are too many to store in the page"}
+        rows = []
+        with b.quiet():
+            for combo in itertools.product(*axes):
+                values = {k: v.copy() for k, v in self._start.items()}
+                for (m, i), v in zip(self._sliders, combo):
+                    values[m].reshape(-1)[i] = v
+                run = self._run(values)
+                if not isinstance(run, _Run) or run.shape != self._shape:
+                    return {"axes": axes, "states": None,
+                            "why": "the model cannot be run (or changes its graph) for some of these values"}
+                rows.append([_shown(v, s.shown) for v, s in zip(run.slots, run.slot_specs)])
+        # a slot that never changes is stored once; one equal to an earlier slot, or to the
+        # slider values themselves, not at all
+        slots, width, seen = [], 0, {}
+        moving = {self._graph.leaf_value_slot.get(m): m for m in self.move}
+        for k in range(len(rows[0])):
+            column = [r[k] for r in rows]
+            key = repr(column)
+            if k in moving:
+                slots.append({"param": moving[k]})
+            elif all(c == column[0] for c in column):
+                slots.append({"fixed": column[0]})
+            elif key in seen:
+                slots.append({"same": seen[key]})
+            else:
+                seen[key] = k
+                slots.append({"at": width, "n": len(column[0])})
+                width += len(column[0])
+        states = [[x for k, s in enumerate(slots) if "at" in s for x in r[k]] for r in rows]
+        return {"axes": axes, "slots": slots, "states": states}
+
+    # -- pictures and text ------------------------------------------------------------------
+    def figure(self):
+        run = self._graph
+        names = {k: t for k, t in run.leaves.items()}
+        names.update({k: t for k, t in run.named.items()})
+        for t in self._names_keep:
+            names[self.names[id(t)]] = t
+        moved = "  ".join(f"{m} = {b.short(self.params[m], 34)}" for m in self.move)
+        fig = viz.draw_graph(run.output, names, trace=run.trace, value_width=24, max_width=7.5,
+                             title=self.title or f"{moved}:  {list(run.named)[-1]} = "
+                                                 f"{viz._num(run.output.item())}")
+        fig._al_alt = self._alt(fig)
+        return fig
+
+    def _alt(self, fig):
+        """The picture's alt text: the graph and every number on it."""
+        run = self._graph
+        parts = [viz.alt_text(fig).rstrip(".")]
+        parts.append("; ".join(f"{m} = {b.short(self.params[m], 60)}" for m in self.move))
+        for v in run.vertices:
+            if v["kind"] == "op" and v.get("value") is not None:
+                parts.append(f"{v['op']} computes {_text(run.slots[v['value']])}")
+        for e in run.edges:
+            if e["slot"] is not None:
+                parts.append(f"gradient {_text(run.slots[e['slot']])} sent back from "
+                             f"{run.vertices[e['to']]['label']} to {run.vertices[e['from']]['label']}")
+        parts += [f"{k}.grad = {b.short(g, 60)}" for k, g in self.grads.items()]
+        if self.error:
+            parts.append(f"problem: {self.error}")
+        return "; ".join(parts) + "."
+
+    def summary(self):
+        moved = ", ".join(f"{m} = {b.short(self.params[m], 60)}" for m in self.move)
+        if self.values is None:
+            return f"GraphExplorer: {moved}; no result" + self._problem_suffix()
+        out = list(self.values)[-1]
+        grads = "; ".join(f"{k}.grad = {b.short(g, 60)}" for k, g in self.grads.items())
+        return (f"GraphExplorer: {moved}; {out} = {viz._num(self.output.item())}; {grads}"
+                + self._problem_suffix())
+
+
+# -- reading the graph of one run ------------------------------------------------------------------
+class _Slot:
+    """One value the picture shows (a node's value, a gradient): which entries, on which
+    lines.  ``exact``: the value never changes (a constant), so its lines are as wide as
+    its numbers; other values are given NUM characters a number."""
+
+    def __init__(self, shape, per_line=3, exact=None):
+        self.shape = tuple(shape)
+        self.lines, self.shown, self.note = _lines(self.shape, per_line)
+        self.texts = None if exact is None else [viz._num(float(exact.reshape(-1)[i])) for i in self.shown]
+
+    def chars(self, k):
+        """The characters line ``k`` takes."""
+        line = self.lines[k]
+        start = sum(self.lines[j]["n"] for j in range(k))
+        numbers = (NUM * line["n"] if self.texts is None else
+                   sum(len(t) for t in self.texts[start:start + line["n"]]))
+        return len(line["pre"]) + numbers + 2 * max(0, line["n"] - 1) + len(line["post"])
+
+
+def _lines(shape, per_line=3):
+    """How a value of ``shape`` is written: [{pre, n, post}] per line (n numbers, in order,
+    between the texts pre and post), the flat indices shown, and an extra line or None."""
+    n, nd = math.prod(shape), len(shape)
+    if nd == 0:
+        return [{"pre": "", "n": 1, "post": ""}], [0], None
+    if n == 0:
+        return [{"pre": "[" * nd + "]" * nd, "n": 0, "post": ""}], [], None
+    if n > SHOW:
+        return ([{"pre": "[" * nd, "n": 3, "post": ", …"}], [0, 1, 2],
+                f"shape {viz._shape_str(shape)}")
+    if nd == 2 and 1 < shape[0] <= 3 and shape[1] <= per_line:          # one row per line
+        rows = [{"pre": ("[[" if r == 0 else " ["), "n": shape[1], "post": ("]]" if r == shape[0] - 1 else "],")}
+                for r in range(shape[0])]
+        return rows, list(range(n)), None
+    counts = [min(per_line, n - k) for k in range(0, n, per_line)]
+    if len(counts) > 1 and counts[-1] == 1 and per_line > 2:              # 2 + 2, not 3 + 1
+        return _lines(shape, per_line - 1)
+    lines = [{"pre": ("[" * nd if k == 0 else " " * nd), "n": c,
+              "post": ("]" * nd if k == len(counts) - 1 else ",")} for k, c in enumerate(counts)]
+    return lines, list(range(n)), None
+
+
+def _shown(value, shown):
+    """The entries of ``value`` that the picture shows: numbers for JSON (at the precision
+    the view prints, so the page stores no digit it does not show)."""
+    flat = np.asarray(value, dtype=np.float64).reshape(-1)
+    out = []
+    for i in shown:
+        v = float(flat[i])
+        out.append(float(viz._num(v)) if math.isfinite(v) else ("nan" if math.isnan(v) else
+                                                                  ("inf" if v > 0 else "-inf")))
+    return out
+
+
+def _text(value):
+    return viz.summary(np.asarray(value), 60)
+
+
+class _Run:
+    """One forward pass and its traced backward, read as the picture sees it: vertices
+    (leaves, operations, constants, the output), edges, and the slots holding the numbers."""
+
+    def __init__(self, output, named, leaves, names, trace, wide):
+        self.output, self.named, self.leaves, self.trace = output, named, leaves, trace
+        self.wide = wide
+        self.vertices, self.edges, self.slots, self.slot_specs = [], [], [], []
+        self.leaf_grad_slot, self.leaf_value_slot = {}, {}
+        leaf_names = {id(t): k for k, t in leaves.items()}
+        node_names = {id(t.grad_fn): k for k, t in named.items() if t.grad_fn is not None}
+        out_name = list(named)[-1]
+        edge_grads, received = trace.edge_grads(), trace.received()
+
+        root = output.grad_fn
+        seen, stack, order = set(), [root], []
+        while stack:                              # the same order as viz.draw_graph
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            order.append(node)
+            stack.extend(reversed([c for c in node.next if c is not None]))
+        index, consts = {}, {}
+        for node in order:
+            if isinstance(node, AccumulateGrad):
+                var = node.variable
+                name = leaf_names.get(id(var)) or names.get(id(var)) or "leaf"
+                v = self._vertex("leaf", name, [(name, "name")])
+                self.leaf_value_slot[name] = self._value(v, var._data)
+                g = received.get(id(node))
+                if g is not None:
+                    self.leaf_grad_slot[name] = self._new_slot(g)     # in the readout, not the box
+            else:
+                label = node.name()
+                lines = [(node_names[id(node)], "muted")] if id(node) in node_names and \
+                    node_names[id(node)] != out_name else []
+                v = self._vertex("op", label, lines + [(label, "op")], op=label)
+                if is_stand_in(node.out):
+                    v["lines"].append((f"shape {viz._shape_str(node.out.shape)}", "muted"))
+                else:
+                    v["value"] = self._value(v, node.out)
+            index[id(node)] = len(self.vertices) - 1
+        for node in order:
+            if isinstance(node, AccumulateGrad):
+                continue
+            for i, child in enumerate(node.next):
+                if child is not None:
+                    g = edge_grads.get((id(node), i))
+                    slot = None if g is None else self._new_slot(g)
+                    self.edges.append({"from": index[id(child)], "to": index[id(node)], "port": i,
+                                       "kind": "grad", "slot": slot})
+                elif node.args is not None and i < len(node.args):
+                    arg = node.args[i]
+                    key = id(arg) if isinstance(arg, Tensor) else None
+                    if key is None or key not in consts:
+                        c = self._const(arg, names)
+                        if key is not None:
+                            consts[key] = c
+                    else:
+                        c = consts[key]
+                    self.edges.append({"from": c, "to": index[id(node)], "port": i,
+                                       "kind": "const", "slot": None})
+        out = self._vertex("output", out_name, [(out_name, "name")])
+        self.output_slot = self._value(out, output._data)
+        seed = received.get(id(root))
+        if seed is not None:
+            self._value(out, seed, "grad", "seed ")
+        self.edges.append({"from": index[id(root)], "to": len(self.vertices) - 1, "port": 0,
+                           "kind": "out", "slot": None})
+        for v in self.vertices:
+            v["nports"] = max([e["port"] + 1 for e in self.edges if e["to"] == v["id"]] + [1])
+        # the structure: what must stay the same for the picture to stay right
+        self.shape = (tuple((v["kind"], v["label"], tuple(map(tuple, v["lines_key"]))) for v in self.vertices),
+                      tuple((e["from"], e["to"], e["port"], e["kind"], e["slot"]) for e in self.edges),
+                      tuple(s.shape for s in self.slot_specs))
+
+    def _vertex(self, kind, label, lines, op=None):
+        v = {"id": len(self.vertices), "kind": kind, "label": label, "op": op, "lines": list(lines),
+             "lines_key": []}
+        self.vertices.append(v)
+        return v
+
+    def _new_slot(self, value, per_line=3, exact=False):
+        a = np.array(value._data if isinstance(value, Tensor) else value, dtype=np.float64)
+        self.slot_specs.append(_Slot(a.shape, per_line, a if exact else None))
+        self.slots.append(a)
+        return len(self.slots) - 1
+
+    def _value(self, v, value, style="value", prefix="", exact=False):
+        """Give vertex ``v`` lines showing ``value`` (a new slot); returns the slot.  As
+        many numbers a line as fit the box's other lines, or ``self.wide`` characters."""
+        room = self.wide[0] if v["kind"] in ("leaf", "const") else self.wide[1]
+        wide = max([room] + [len(line[0]) for line in v["lines"] if isinstance(line, tuple)])
+        for per_line in (3, 2, 1):
+            k = self._new_slot(value, per_line, exact)
+            spec = self.slot_specs[k]
+            if per_line == 1 or max(len(prefix) + spec.chars(n) for n in range(len(spec.lines))) <= wide:
+                break
+            self.slot_specs.pop()
+            self.slots.pop()
+        for n, line in enumerate(spec.lines):
+            v["lines"].append({"slot": k, "line": n, "style": style, "prefix": prefix if n == 0 else " " * len(prefix)})
+        if spec.note:
+            v["lines"].append((spec.note, "muted"))
+        v["lines_key"].append((style, spec.shape, per_line))
+        return k
+
+    def _const(self, arg, names):
+        if isinstance(arg, Tensor):
+            name = names.get(id(arg)) or ("mask (bool)" if arg._data.dtype == np.bool_ else "constant")
+            v = self._vertex("const", name, [(name, "muted")])
+            self._value(v, arg._data, exact=True)
+        elif isinstance(arg, (bool, int, float, np.number, np.bool_)):
+            v = self._vertex("const", "number", [("number", "muted")])
+            self._value(v, float(arg), exact=True)
+        else:
+            v = self._vertex("const", "constant", [("constant", "muted"), (repr(arg)[:20], "value")])
+        return v["id"]
+
+
+# -- the layout: columns, bands, rows; computed once, in pixels -------------------------------------
+class _Box:
+    """A box of the layout: a vertex of the graph, or a circled letter joining two bands."""
+
+    def __init__(self, ident, kind, w, h):
+        self.id, self.kind, self.w, self.h = ident, kind, w, h
+        self.col = self.band = 0
+        self.x = self.y = 0.0
+        self.key = None
+        self.nports = 1
+        self.letter = None
+
+
+def _line_chars(line, slot_specs):
+    if isinstance(line, tuple):
+        return len(line[0])
+    return len(line["prefix"]) + slot_specs[line["slot"]].chars(line["line"])
+
+
+def _label(slot_spec):
+    """An edge's gradient, written "← value" beside the edge: one number a line, or more
+    when that takes more than three lines."""
+    for per_line in (1, 2, 3):
+        label = _Slot(slot_spec.shape, per_line)
+        if len(label.lines) <= 3:
+            break
+    chars = max([len("← ") + label.chars(k) for k in range(len(label.lines))] + [len(label.note or "")])
+    return {"lines": label.lines, "note": label.note, "w": chars * LABEL_CHAR + 4,
+            "h": (len(label.lines) + (1 if label.note else 0)) * (LINE - 1) + 4}
+
+
+def _layout(run):
+    """Where every box, edge, label and connector goes (pixels, y downwards).
+
+    Columns: operations by their longest distance from the leaves, the output last; each
+    input (leaf or constant) one column left of its first user.  The columns of operations
+    are packed into the fewest bands no wider than MAX_WIDTH (the widest band as narrow as
+    possible); a band starts with an entry column (the inputs of its first operations, and
+    a circled letter for each edge that comes from an earlier band, where it left through
+    the same letter).  Rows: each column is ordered by where its boxes' users take them
+    (input 0 on top), and every box moves towards its neighbours without overlapping
+    (inputs pull little, so a chain of operations stays straight)."""
+    verts, edges, specs = run.vertices, run.edges, run.slot_specs
+    boxes = []
+    for v in verts:
+        chars = max(_line_chars(line, specs) for line in v["lines"])
+        box = _Box(v["id"], v["kind"], max(64.0, chars * CHAR + 2 * PAD_X), len(v["lines"]) * LINE + 2 * PAD_Y)
+        box.nports = v["nports"]
+        boxes.append(box)
+    users = {box.id: [e for e in edges if e["from"] == box.id] for box in boxes}
+    for e in edges:
+        e["label"] = _label(specs[e["slot"]]) if e["slot"] is not None else None
+
+    # columns
+    def column(box):
+        if not box.col:
+            ins = [column(boxes[e["from"]]) for e in edges
+                   if e["to"] == box.id and boxes[e["from"]].kind == "op"]
+            box.col = max(ins) + 1 if ins else 1
+        return box.col
+
+    ops = [box for box in boxes if box.kind == "op"]
+    for box in ops:
+        column(box)
+    out = boxes[-1]
+    out.col = max(box.col for box in ops) + 1
+    for box in boxes:
+        if box.kind in ("leaf", "const"):
+            box.col = min(boxes[e["to"]].col for e in users[box.id]) - 1
+    last = out.col
+    gap = [GAP] * (last + 2)                     # gap[c]: the room left of column c
+    for e in edges:
+        if e["label"]:
+            c = boxes[e["to"]].col
+            gap[c] = max(gap[c], e["label"]["w"] + 8)
+
+    # bands: ranges s..e of operation columns; inputs of column s-1 open the band
+    def widths(s, e_):
+        cols = {}
+        for box in boxes:
+            inside = s <= box.col <= e_ if box.kind in ("op", "output") else s <= box.col + 1 <= e_
+            if inside:
+                cols[box.col] = max(cols.get(box.col, 0.0), box.w)
+        if s > 1:
+            cols[s - 1] = max(cols.get(s - 1, 0.0), CONN)
+        return cols
+
+    def band_width(s, e_):
+        cols = widths(s, e_)
+        w = 2 * MARGIN + sum(cols.values()) + sum(gap[c] for c in cols if c > min(cols))
+        return w + (EXIT + CONN if e_ < last else 0.0)
+
+    starts = _bands(last, band_width)
+    bands = [(s, starts[k + 1] - 1 if k + 1 < len(starts) else last) for k, s in enumerate(starts)]
+    for box in boxes:
+        c = box.col if box.kind in ("op", "output") else box.col + 1
+        box.band = next(k for k, (s, e_) in enumerate(bands) if s <= c <= e_)
+
+    # edges into a later band leave through a circled letter and enter through the same letter
+    letters, exits, entries, pieces = _letters(), {}, {}, []
+    for e in edges:
+        a, t = boxes[e["from"]], boxes[e["to"]]
+        if a.band == t.band:
+            pieces.append((e, a, t, e["port"], True))
+            continue
+        k = (a.id, t.band)
+        if k not in exits:
+            letter = next(letters)
+            x_ = _Box(None, "exit", CONN, CONN)
+            x_.col, x_.band, x_.letter = bands[a.band][1] + 1, a.band, letter
+            n_ = _Box(None, "entry", CONN, CONN)
+            n_.col, n_.band, n_.letter = bands[t.band][0] - 1, t.band, letter
+            exits[k], entries[k] = x_, n_
+            boxes += [x_, n_]
+            pieces.append((e, a, x_, 0, False))
+        pieces.append((e, entries[k], t, e["port"], True))
+
+    # keys for the order inside a column: where the users take a box, input 0 on top
+    def key(box):
+        if box.key is None:
+            us = users[box.id]
+            box.key = (0,) if not us else key(boxes[us[0]["to"]]) + (us[0]["port"],)
+        return box.key
+
+    for (a_id, _), x_ in exits.items():
+        x_.key = key(boxes[a_id])
+    for e, a, t, port, arrow in pieces:
+        if a.kind == "entry" and a.key is None:
+            a.key = key(t) + (port,)
+    layer = {}
+    for box in boxes:
+        key(box)
+        layer.setdefault((box.band, box.col), []).append(box)
+    for column_boxes in layer.values():
+        column_boxes.sort(key=lambda box: box.key)
+    _place_rows(layer, pieces)
+
+    # x: band by band, column by column
+    right = {}
+    for k, (s, e_) in enumerate(bands):
+        cols = sorted(c for (band, c) in layer if band == k)
+        x, first = MARGIN, True
+        for c in cols:
+            w = max(box.w for box in layer[(k, c)])
+            if not first:
+                x += EXIT if c > e_ else gap[c]
+            for box in layer[(k, c)]:
+                box.x = x + w / 2
+            right[(k, c)] = x + w
+            x += w
+            first = False
+
+    # the edges as curves, each gradient beside its edge (in the gap left of the target)
+    drawn = []
+    for e, a, t, port, arrow in pieces:
+        p0 = [a.x + a.w / 2, a.y]
+        p1 = [t.x - t.w / 2, t.y + _port_offset(t, port)]
+        piece = {"points": [p0, p1], "arrow": arrow, "band": t.band}
+        e.setdefault("pieces", []).append(piece)
+        if e["label"] and arrow:
+            left = t.x - max(b_.w for b_ in layer[(t.band, t.col)]) / 2      # the target column's
+            before = [x for (band, c), x in right.items() if band == t.band and c < t.col]
+            lx = (max(before) + left) / 2 if before else left - gap[t.col] / 2   # gap, centred
+            e["label"].update(x=lx, y=_curve_y(p0, p1, lx), band=t.band, col=t.col)
+            drawn.append(e["label"])
+    groups = {}
+    for lab in drawn:                            # labels in one gap must not overlap
+        groups.setdefault((lab["band"], lab["col"]), []).append(lab)
+    for labs in groups.values():
+        labs.sort(key=lambda lab: lab["y"])
+        offs = [0.0]
+        for p, q in zip(labs, labs[1:]):
+            offs.append(offs[-1] + (p["h"] + q["h"]) / 2 + 2)
+        for lab, z, o in zip(labs, _pav([lab["y"] - o for lab, o in zip(labs, offs)], [1.0] * len(labs)), offs):
+            lab["y"] = z + o
+
+    # stack the bands, each as tall as its boxes and labels
+    top, rules, shift = 0.0, [], {}
+    for k in range(len(bands)):
+        ys = [(box.y - box.h / 2, box.y + box.h / 2) for box in boxes if box.band == k]
+        ys += [(lab["y"] - lab["h"] / 2, lab["y"] + lab["h"] / 2) for lab in drawn if lab["band"] == k]
+        lo, hi = min(y for y, _ in ys), max(y for _, y in ys)
+        if k:
+            rules.append(top - BAND_GAP / 2)
+        shift[k] = top - lo
+        top += hi - lo + BAND_GAP
+    for box in boxes:
+        box.y += shift[box.band]
+    for lab in drawn:
+        lab["y"] += shift[lab["band"]]
+    for e in edges:
+        for piece in e["pieces"]:
+            for point in piece["points"]:
+                point[1] += shift[piece["band"]]
+
+    r = lambda z: round(z, 1)                    # noqa: E731
+    width = max(right.values()) + MARGIN
+    return {
+        "width": r(width), "height": r(top - BAND_GAP + 1), "rules": [r(z) for z in rules],
+        "vertices": [{"kind": v["kind"], "x": r(box.x), "y": r(box.y), "w": r(box.w), "h": r(box.h),
+                      "lines": [{"text": line[0], "style": line[1]} if isinstance(line, tuple) else
+                                {k: line[k] for k in ("slot", "line", "style", "prefix")} for line in v["lines"]]}
+                     for v, box in zip(verts, boxes)],
+        "edges": [{"kind": e["kind"], "slot": e["slot"],
+                   "pieces": [{"points": [[r(x), r(y)] for x, y in p["points"]], "arrow": p["arrow"]}
+                              for p in e["pieces"]],
+                   "label": None if not e["label"] else
+                   {"x": r(e["label"]["x"]), "y": r(e["label"]["y"]), "w": r(e["label"]["w"]),
+                    "h": r(e["label"]["h"]), "lines": e["label"]["lines"], "note": e["label"]["note"]}}
+                  for e in edges],
+        "connectors": [{"x": r(box.x), "y": r(box.y), "letter": box.letter}
+                       for box in boxes if box.kind in ("exit", "entry")],
+    }
+
+
+def _curve_y(p0, p1, x):
+    """The height at ``x`` of the edge drawn from p0 to p1 (a cubic with horizontal ends)."""
+    (x0, y0), (x1, y1) = p0, p1
+    lo, hi = 0.0, 1.0
+    for _ in range(30):                          # x(t) grows with t: bisect
+        t = (lo + hi) / 2
+        xt = (1 - t) ** 3 * x0 + 3 * (1 - t) * t * (x0 + x1) / 2 + t ** 3 * x1
+        lo, hi = (t, hi) if xt < x else (lo, t)
+    t = (lo + hi) / 2
+    return (1 - t) ** 3 * y0 + 3 * (1 - t) ** 2 * t * y0 + 3 * (1 - t) * t ** 2 * y1 + t ** 3 * y1
+
+
+def _bands(last, band_width):
+    """Where each band starts (columns 1..last): the fewest bands no wider than MAX_WIDTH,
+    the widest as narrow as possible."""
+    cols = range(1, last + 1)
+    for k in range(1, last + 1):
+        best = {(1, e): (band_width(1, e), [1]) for e in cols}
+        for j in range(2, k + 1):
+            for e in cols:
+                options = [(max(best[(j - 1, s - 1)][0], band_width(s, e)), best[(j - 1, s - 1)][1] + [s])
+                           for s in range(2, e + 1) if (j - 1, s - 1) in best]
+                if options:
+                    best[(j, e)] = min(options)
+        if (k, last) in best and best[(k, last)][0] <= MAX_WIDTH:
+            return best[(k, last)][1]
+    return list(cols)
+
+
+def _port_offset(box, port):
+    """Where input ``port`` enters a box: spread down its left side, input 0 on top."""
+    k = box.nports
+    if k <= 1:
+        return 0.0
+    step = min(14.0, (box.h - 10) / (k - 1))
+    return (port - (k - 1) / 2) * step
+
+
+def _place_rows(layer, pieces):
+    """y for every box: each column keeps its order and a gap between boxes, and each box
+    moves towards the mean height of its neighbours (an input pulls little)."""
+    def offsets(column_boxes):
+        offs = [0.0]
+        for p, q in zip(column_boxes, column_boxes[1:]):
+            offs.append(offs[-1] + (p.h + q.h) / 2 + ROW_GAP)
+        return offs
+
+    for column_boxes in layer.values():
+        offs = offsets(column_boxes)
+        for box, o in zip(column_boxes, offs):
+            box.y = o - offs[-1] / 2
+    nbrs = {}
+    for _, a, t, port, _ in pieces:
+        off = _port_offset(t, port)
+        w = 0.15 if a.kind in ("leaf", "const") else 1.0
+        nbrs.setdefault(id(a), []).append((t, off, w))
+        nbrs.setdefault(id(t), []).append((a, -off, w))
+    order = sorted(layer)
+    for sweep in range(30):
+        for bc in (order if sweep % 2 == 0 else order[::-1]):
+            column_boxes = layer[bc]
+            offs = offsets(column_boxes)
+            want, weight = [], []
+            for box in column_boxes:
+                nb = nbrs.get(id(box), [])
+                tw = sum(w for _, _, w in nb)
+                want.append(sum((u.y + d) * w for u, d, w in nb) / tw if nb else box.y)
+                weight.append(tw if nb else 0.05)
+            z = _pav([w - o for w, o in zip(want, offs)], weight)
+            for box, zz, o in zip(column_boxes, z, offs):
+                box.y = zz + o
+
+
+def _letters():
+    for k in itertools.count():
+        yield chr(ord("A") + k % 26) * (1 + k // 26)

@@ -1,0 +1,130 @@
+"""How live do the explorers feel?  Time from a reader's input to the painted update, for
+every explorer of the book, in the two places a reader meets it:
+
+- **the page** (the built book, no kernel): the view's local model answers from numbers
+  computed when the book was built.  Goal: within one frame, 16 ms.
+- **JupyterLab** with a kernel: the message goes to the kernel, autograd_lab computes, the
+  new state comes back and is drawn.  Goal: median under 50 ms.
+
+One change is timed from the moment the input event is dispatched in the page until the
+first frame painted after the view's redraw (the redraw raises the view's data-frames
+count; then one animation frame, then a task: the frame has been painted).  Each
+explorer gets 30 changes of one control (tests/explorer_driver.py's BENCH: an arrow key on
+a slider, alternating directions so the values stay put, else a button or a typed
+number), after 5 untimed ones.  Prints the median and 90th percentile per explorer.
+
+    python3 tools/dev.py book && python3 bench/bench_explorers.py
+
+Needs Debian's chromium and the built book (_build/html); the JupyterLab part starts its
+own JupyterLab on 127.0.0.1 over a copy of book/.
+"""
+import functools
+import http.server
+import statistics
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from explorer_driver import (BENCH, CHROMIUM, CHROMIUM_ARGS, ROOT, WINDOW,  # noqa: E402
+                             current_notebook, jupyterlab, run_all_in_lab)
+
+WARMUP, CHANGES = 5, 30
+
+# In the page: dispatch one input, resolve after the first frame painted after the redraw.
+TIME_CHANGES = """async ([root, how, selector, value, warmup, n]) => {
+    const target = selector ? root.querySelector(selector) : root;
+    const act = (i) => {
+        if (how === 'arrow') {
+            const range = target.querySelector('input[type=range]');
+            range.dispatchEvent(new KeyboardEvent('keydown',
+                {key: i % 2 ? 'ArrowLeft' : 'ArrowRight', bubbles: true}));
+        } else if (how === 'type') {
+            const box = target.matches('input, textarea') ? target
+                : target.querySelector('input[type=text], textarea');
+            box.value = String(i % 2 ? value : 1);
+            box.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+        } else {
+            target.click();
+        }
+    };
+    const painted = (before) => new Promise((resolve) => {
+        const check = () => Number(root.dataset.frames) > before;
+        const done = () => requestAnimationFrame(() => setTimeout(resolve, 0));
+        if (check()) return done();
+        const watch = new MutationObserver(() => { if (check()) { watch.disconnect(); done(); } });
+        watch.observe(root, {attributes: true, attributeFilter: ['data-frames']});
+    });
+    const times = [];
+    for (let i = 0; i < warmup + n; i++) {
+        const before = Number(root.dataset.frames);
+        const t0 = performance.now();
+        act(i);
+        await painted(before);
+        if (i >= warmup) times.push(performance.now() - t0);
+    }
+    return times;
+}"""
+
+
+def time_view(page, root, control):
+    selector = control.role[4:] if control.role.startswith("css:") else f'[data-role="{control.role}"]'
+    return page.evaluate(TIME_CHANGES, [root.element_handle(), control.how, selector, control.value,
+                                        WARMUP, CHANGES])
+
+
+def report(title, goal, rows):
+    print(f"\n{title} (goal: median {goal})")
+    print(f"  {'explorer':52s} {'median':>8s} {'p90':>8s}")
+    for name, times in rows:
+        times = sorted(times)
+        p90 = times[int(0.9 * (len(times) - 1))]
+        print(f"  {name:52s} {statistics.median(times):6.1f} ms {p90:6.1f} ms")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def main():
+    from playwright.sync_api import sync_playwright
+    html = ROOT / "_build" / "html"
+    if not (html / "index.html").exists():
+        sys.exit("no built book: run `python3 tools/dev.py book` first")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        rows = []
+        for book, control in BENCH:
+            page = browser.new_page(viewport=WINDOW)
+            page.goto(base + book.page, wait_until="load")
+            page.wait_for_selector(".al-explorer.al-mounted .al-x")
+            root = page.locator(".al-explorer .al-x").nth(book.index)
+            root.scroll_into_view_if_needed()
+            rows.append((f"{book.chapter}: {book.variable}", time_view(page, root, control)))
+            page.close()
+        report("In the page (no kernel)", "within one frame, 16 ms", rows)
+
+        rows = []
+        with tempfile.TemporaryDirectory() as tmp, jupyterlab(tmp) as lab:
+            page = browser.new_page(viewport=WINDOW)
+            for chapter in sorted({b.chapter for b, _ in BENCH}):
+                run_all_in_lab(page, lab, chapter)
+                roots = current_notebook(page).locator(".al-x")
+                for book, control in ((b, c) for b, c in BENCH if b.chapter == chapter):
+                    root = roots.nth(book.index)
+                    root.scroll_into_view_if_needed()
+                    rows.append((f"{chapter}: {book.variable}", time_view(page, root, control)))
+                page.evaluate("jupyterapp.serviceManager.sessions.shutdownAll()")
+        report("In JupyterLab (a kernel computes every change)", "under 50 ms", rows)
+        browser.close()
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()

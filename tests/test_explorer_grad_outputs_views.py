@@ -1,0 +1,155 @@
+"""Chapter 4's GradOutputsExplorer as readers use it: in the built page (no kernel: dL/dx
+is formed as vec(seed)ᵀ J from the Jacobian computed when the book was built) and in
+JupyterLab (a real kernel runs autograd.grad), every number drawn checked against
+autograd_lab.
+
+The chapter's own explorer is rebuilt in this process; each message the page's view
+sends is replayed on it, so autograd_lab runs ``autograd.grad`` here, and the page must
+draw what it returned, say what the seed means as a loss, and show the engine's own
+words for a seed of the wrong shape.
+"""
+import pytest
+
+from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+                             open_page, run_all_in_lab, show_cell)
+
+pytestmark = pytest.mark.browser
+BOOK = Book("04_grad_outputs", "explorer")
+KIND = '.al-x[data-kind="grad_outputs"]'
+
+
+
+
+def fresh_explorer():
+    """The chapter's explorer, as the chapter makes it (a new one each time)."""
+    return chapter_explorer(BOOK)
+
+
+def assert_view_shows(view, ex, where):
+    if ex.grad is None:
+        assert view.numbers("grad") == ["?"] * ex.x.numel(), where
+    else:
+        assert_numbers(view.numbers("grad"), ex.grad.numpy(), f"{where}, dL/dx")
+    assert view.root.locator('[data-role="loss"]').inner_text() == ex.loss, where
+    if tuple(ex.seed.shape) == tuple(ex.y.shape):                  # each row's weight: its seed entry
+        chips = [view.root.locator(f'[data-role="v-{i}"]').inner_text().rstrip("× ")
+                 for i in range(ex.y.numel())]
+        assert_numbers(chips, ex.seed.numpy(), f"{where}, the seed beside the rows")
+    status = view.root.locator('[data-role="status"]').inner_text()
+    assert (ex.error or "") in status and (ex.note or "") in status, where
+
+
+def text_box(view):
+    return view.locate("seed-text").locator("textarea")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_control_of_the_page_grad_outputs_explorer_draws_autograd_labs_numbers(chromium, book_server, theme):
+    ex = fresh_explorer()
+    context, page, problems, outside = open_page(chromium, book_server + BOOK.page, theme)
+    try:
+        page.wait_for_selector(f".al-explorer.al-mounted {KIND}")
+        root = page.locator(f".al-explorer {KIND}").first
+        root.scroll_into_view_if_needed()
+        assert root.get_attribute("data-host") == "page"
+        view = View(page, root)
+        sent = []
+        page.expose_function("alRecord", lambda msg: sent.append(msg))
+        root.evaluate("el => el.closest('.al-explorer').addEventListener('al-message', e => alRecord(e.detail))")
+        assert_view_shows(view, ex, "on arrival")
+        assert_numbers(view.numbers("grad"), [20, 20, 20, 20], "the question's twenties")
+
+        def use(action, what):
+            before = view.frames()
+            action()
+            page.wait_for_function("([el, n]) => Number(el.dataset.frames) > n",
+                                   arg=[root.element_handle(), before], timeout=10_000)
+            page.wait_for_timeout(50)
+            assert view.frames() == before + 1, f"{what}: not one redraw"
+            ex._on_view(None, sent[-1], None)
+            assert_view_shows(view, ex, f"after {what}")
+
+        for preset in ["one-hot", "upper triangle", "diagonal", "ones"]:
+            use(lambda p=preset: view.locate(f'css:[data-role="presets"] button[data-key="{p}"]').click(), preset)
+        index = view.locate("index-0")
+        use(lambda: (index.fill("1"), index.press("Enter")), "one-hot index 1 (Enter)")
+        index = view.locate("index-1")
+        use(lambda: (index.fill("2"), index.press("Tab")), "one-hot index 2 (leaving the box)")
+        cell = view.locate("cell-5")
+        use(lambda: (cell.fill("2"), cell.press("Enter")), "seed[1, 1] = 2 in the grid")
+        box = text_box(view)
+        use(lambda: (box.fill("[1, 1, 1, 1]"), box.press("Enter")), "a seed of x's shape")
+        assert ex.error.startswith("Mismatch in shape: grad_output[0] has a shape of (4,)")
+        use(lambda: (box.fill("[[1, 0, 0, 0], [0, 0, 0, 0],"), box.press("Shift+Enter"),
+                     box.type("[0, 0, 0, 0], [0, 0, 0, 3]]"), box.press("Enter")), "two lines, then Enter")
+        assert ex.grad.numpy().tolist() == [2., 0., 0., 24.]
+        use(lambda: (box.fill("[[0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]"),
+                     view.locate("cell-0").focus()), "typed, then leaving the box")
+        assert ex.grad.numpy().tolist() == [0., 0., 0., 0.]       # an antisymmetric seed sees nothing
+        assert problems == [] and outside == []
+    finally:
+        context.close()
+
+
+def test_the_page_refuses_text_that_is_not_a_seed_and_keeps_its_numbers(chromium, book_server):
+    context, page, problems, _ = open_page(chromium, book_server + BOOK.page, None)
+    try:
+        page.wait_for_selector(f".al-explorer.al-mounted {KIND}")
+        view = View(page, page.locator(f".al-explorer {KIND}").first)
+        view.use(Control("click", 'css:[data-role="presets"] button[data-key="diagonal"]'))
+        box = text_box(view)
+        box.fill("hello")
+        box.press("Enter")
+        page.wait_for_timeout(100)
+        assert "could not read" in view.root.locator('[data-role="status"]').inner_text()
+        assert view.numbers("grad") == ["2.", "4.", "6.", "8."]
+        host = view.root.locator('[data-role="host"]').inner_text()
+        assert "vec(seed)ᵀ J" in host and "linear in grad_outputs" in host
+        assert problems == []
+    finally:
+        context.close()
+
+
+def test_the_grad_outputs_explorer_fits_the_window(chromium, book_server):
+    context, page, _, _ = open_page(chromium, book_server + BOOK.page, None)
+    try:
+        page.wait_for_selector(f".al-explorer.al-mounted {KIND}")
+        box = page.locator(f".al-explorer {KIND}").first.bounding_box()
+        assert box["height"] <= 700 and box["width"] <= 780
+    finally:
+        context.close()
+
+
+# -- JupyterLab ----------------------------------------------------------------------------------
+
+
+
+
+def test_the_grad_outputs_explorer_runs_live_in_jupyterlab(chromium, lab):
+    ex = fresh_explorer()
+    context = chromium.new_context(viewport=WINDOW)
+    page = context.new_page()
+    problems = []
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    try:
+        run_all_in_lab(page, lab, BOOK.chapter)
+        show_cell(page, "al.widgets.GradOutputsExplorer(")                        # JupyterLab draws only the cells in view
+        notebook = page.locator("#" + page.evaluate("jupyterapp.shell.currentWidget.id"))
+        root = notebook.locator(KIND).first
+        root.wait_for(timeout=30_000)
+        assert "Error displaying widget" not in notebook.inner_text()
+        root.scroll_into_view_if_needed()
+        assert root.get_attribute("data-host") == "kernel"
+        assert root.bounding_box()["height"] <= WINDOW["height"]
+        view = View(page, root)
+        assert_view_shows(view, ex, "after Run All")                 # the seed of ones, as the text says
+        assert view.use(Control("click", 'css:[data-role="presets"] button[data-key="diagonal"]')) == 1
+        ex.use_preset("diagonal")
+        assert_view_shows(view, ex, "after diagonal")
+        assert view.use(Control("type", "seed-text", "[1, 1, 1, 1]")) == 1   # the engine's own error
+        ex.set_seed_text("[1, 1, 1, 1]")
+        assert_view_shows(view, ex, "after a seed of x's shape")
+        assert problems == []
+    finally:
+        page.evaluate("window.jupyterapp && jupyterapp.serviceManager.sessions.shutdownAll()")
+        context.close()

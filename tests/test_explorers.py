@@ -1,0 +1,152 @@
+"""The explorers as readers use them: live in the built book's pages (no kernel) and live
+in JupyterLab (a real kernel), with every number checked against autograd_lab.
+
+How a number is checked: the test process runs the chapter's own code up to the cell
+that makes the explorer (``chapter_explorer``), so it holds the same explorer the page
+was built from.  In the page, each control a reader can use is used (drag, arrow keys,
+typing, every preset); the page announces each message its view sends ("al-message"),
+the test sends the same message to its own explorer, where autograd_lab computes (a real
+backward, ``autograd.grad``, a batched ``grad``), and the numbers drawn in the page must
+be those numbers.  In JupyterLab the kernel computes and the same comparison is made
+after one control per explorer.  The drivers live in explorer_driver.py (the benchmark
+uses them too).
+
+Needs Debian's chromium (see test_browser.py); the JupyterLab part also needs
+JupyterLab in this environment (requirements.txt has it).
+"""
+import re
+
+import pytest
+
+from explorer_driver import (EXPLORERS, WINDOW, Control, View, assert_numbers, chapter_explorer,
+                             current_notebook, drawn_numbers, lab_message, open_page,
+                             run_all_in_lab)
+
+pytestmark = pytest.mark.browser
+PAGE_BUDGET = 100_000          # bytes an explorer chapter may add: view modules, data, page.js
+
+
+# -- the built book ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("book", EXPLORERS, ids=[f"{b.chapter}:{b.variable}" for b in EXPLORERS])
+def test_every_control_of_the_page_explorer_draws_autograd_labs_numbers(chromium, book_server, book, theme):
+    ex = chapter_explorer(book)
+    context, page, problems, outside = open_page(chromium, book_server + book.page, theme)
+    try:
+        page.wait_for_selector(".al-explorer.al-mounted .al-x")
+        root = page.locator(".al-explorer .al-x").nth(book.index)
+        root.scroll_into_view_if_needed()
+        assert root.get_attribute("data-host") == "page"
+        view = View(page, root)
+        sent = []
+        page.expose_function("alRecord", lambda msg: sent.append(msg))
+        root.evaluate("el => el.closest('.al-explorer').addEventListener('al-message', e => alRecord(e.detail))")
+        kind = root.get_attribute("data-kind")
+        for role, want in drawn_numbers(kind, ex).items():
+            assert_numbers(view.numbers(role), want, f"{book.page} on arrival, {role}")
+        for control in book.controls:
+            redraws = view.use(control)
+            assert redraws == 1, f"{control}: {redraws} redraws for one change"
+            page.wait_for_timeout(20)
+            assert sent, f"{control} sent nothing"
+            ex._on_view(None, sent[-1], None)            # the same message, computed here
+            assert ex.error is None, ex.error
+            for role, want in drawn_numbers(kind, ex).items():
+                assert_numbers(view.numbers(role), want, f"{book.page} after {control}, {role}")
+        assert problems == [] and outside == []
+    finally:
+        context.close()
+
+
+def test_presets_and_code_set_seeds_exactly(chromium, book_server):
+    """A preset's value is shown as it is (1/3 stays 1/3: the sliders have no step to round
+    it to), and a typed number outside the slider's range widens the range."""
+    book = EXPLORERS[2]                                   # a seed of three entries
+    context, page, problems, _ = open_page(chromium, book_server + book.page, None)
+    try:
+        page.wait_for_selector(".al-explorer.al-mounted .al-x")
+        view = View(page, page.locator(".al-explorer .al-x").nth(book.index))
+        view.use(Control("click", 'css:[data-role="presets"] button[data-key="mean"]'))
+        page.wait_for_timeout(300)                        # nothing may round it afterwards
+        boxes = view.root.locator('[data-role^="seed-"] input[type=text]')
+        assert [boxes.nth(i).input_value() for i in range(3)] == ["0.3333"] * 3
+        ranges = view.root.locator('[data-role^="seed-"] input[type=range]')
+        assert float(ranges.nth(0).input_value()) == pytest.approx(1 / 3, abs=1e-12)
+        view.use(Control("type", "seed-0", "7"))
+        assert float(ranges.nth(0).get_attribute("max")) >= 7
+        assert float(ranges.nth(0).input_value()) == 7.0
+        assert problems == []
+    finally:
+        context.close()
+
+
+def test_a_number_that_cannot_be_a_seed_is_refused_with_a_message(chromium, book_server):
+    book = EXPLORERS[0]
+    context, page, problems, _ = open_page(chromium, book_server + book.page, None)
+    try:
+        page.wait_for_selector(".al-explorer.al-mounted .al-x")
+        view = View(page, page.locator(".al-explorer .al-x").nth(book.index))
+        before = view.numbers("grad")
+        box = view.locate("seed-0").locator("input[type=text]")
+        for text in ("abc", "1e9"):
+            box.fill(text)
+            box.press("Enter")
+            message = view.root.locator('[data-role="local"]').inner_text()
+            assert "seed" not in message or "v[0,0]" in message
+            assert ("could not read" in message) if text == "abc" else ("beyond" in message)
+            assert view.numbers("grad") == before              # nothing changed
+            assert box.input_value() == "1"                    # the box shows the seed again
+        assert problems == []
+    finally:
+        context.close()
+
+
+def test_explorer_chapters_add_under_100_kB(built_html):
+    """What the explorers add to a page: the view modules, their data, the page host."""
+    host = (built_html / "_static" / "autograd_lab" / "page.js").stat().st_size
+    for page in sorted({b.page for b in EXPLORERS}):
+        html = (built_html / page).read_text(encoding="utf-8")
+        added = sum(len(m.encode()) for m in re.findall(
+            r'<script type="(?:text/plain|application/json)" class="al-(?:module|explorer-data)"[^>]*>.*?</script>',
+            html, re.S))
+        assert added + host < PAGE_BUDGET, f"{page}: explorers add {(added + host) / 1e3:.0f} kB"
+
+
+# -- JupyterLab ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chapter", sorted({b.chapter for b in EXPLORERS}))
+def test_explorers_run_live_in_jupyterlab(chromium, lab, chapter):
+    books = [b for b in EXPLORERS if b.chapter == chapter]
+    context = chromium.new_context(viewport=WINDOW)
+    page = context.new_page()
+    problems = []
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    try:
+        run_all_in_lab(page, lab, chapter)
+        page.wait_for_timeout(500)
+        notebook = current_notebook(page)
+        assert "Error displaying widget" not in notebook.inner_text()
+        roots = notebook.locator(".al-x")
+        assert roots.count() == len(books), f"{roots.count()} live explorers in {chapter}, {len(books)} expected"
+        for book in books:
+            ex = chapter_explorer(book)
+            root = roots.nth(book.index)
+            assert root.get_attribute("data-host") == "kernel"
+            root.scroll_into_view_if_needed()
+            height = root.bounding_box()["height"]
+            assert height <= WINDOW["height"], f"{book.variable} is {height:.0f} px tall"
+            view = View(page, root)
+            kind = root.get_attribute("data-kind")
+            for role, want in drawn_numbers(kind, ex).items():      # the state the text describes
+                assert_numbers(view.numbers(role), want, f"{chapter} after Run All, {role}")
+            assert view.use(book.lab) == 1
+            ex._on_view(None, lab_message(view, book.lab, ex), None)
+            for role, want in drawn_numbers(kind, ex).items():
+                assert_numbers(view.numbers(role), want, f"{chapter} after {book.lab}, {role}")
+        assert problems == []
+    finally:
+        page.evaluate("window.jupyterapp && jupyterapp.serviceManager.sessions.shutdownAll()")
+        context.close()
