@@ -940,25 +940,35 @@ def _graph_legend(model, wrapped):
 
 
 def _graph_alt(model, tensor, trace):
+    """The graph in words, with the numbers the picture shows: each box's value (and a
+    leaf's gradient, the output's seed), and each edge's gradient after a traced backward.
+    Constants a backward freed are not drawn, and the text says so rather than counting
+    fewer of them."""
     if model.root is None:
         return "A single tensor with no recorded operations behind it."
     out = model.tensor_names.get(id(tensor), "the output")
-    ops = list(dict.fromkeys(model.op_names))
-    op_txt = ", ".join(ops[:6]) + (", …" if len(ops) > 6 else "")
     leaves = ", ".join(model.leaf_names[:6]) + (", …" if len(model.leaf_names) > 6 else "")
     s = (f"Computational graph of {out}: {model.n_leaves} leaf tensor"
          f"{'s' if model.n_leaves != 1 else ''} ({leaves}) on the left feed {model.n_ops} "
-         f"operation{'s' if model.n_ops != 1 else ''} ({op_txt})")
-    if model.n_consts:
-        one = model.n_consts == 1
-        s += (f" together with {model.n_consts} constant input{'' if one else 's'}"
-              f" that receive{'s' if one else ''} no gradient")
-    s += ", ending in the output on the right"
-    if trace is not None:
-        s += "; each edge is labelled with the gradient that flowed back along it"
+         f"operation{'s' if model.n_ops != 1 else ''}, ending in the output on the right")
     if model.freed_any:
-        s += "; nodes whose saved values were freed by a backward are marked"
-    return s + "."
+        s += ("; a backward freed the values the operations saved, so their constant inputs "
+              "are no longer drawn")
+    elif model.n_consts:
+        one = model.n_consts == 1
+        s += (f", with {model.n_consts} constant input{'' if one else 's'} that "
+              f"receive{'s' if one else ''} no gradient")
+
+    def words(v):
+        return " ".join(" ".join(text.split()) for text, style in v.lines if style != "note")
+    boxes = [words(v) for v in model.vertices if v.kind in ("leaf", "op", "output")]
+    s += ". Boxes: " + "; ".join(boxes)
+    if trace is not None:
+        edges = [f"{words(e.src).split(' ')[0]} gets {' '.join(' '.join(e.label).replace('←', '').split())} "
+                 f"from {words(e.dst).split(' ')[0]}" for e in model.edges if e.kind == "grad" and e.label]
+        if edges:
+            s += ". Gradients sent back along the edges: " + "; ".join(edges)
+    return s if s.endswith(".") else s + "."
 
 
 _BOX = {"leaf": (LEAF_FILL, BLUE, "-"), "op": (OP_FILL, DARK_ORANGE, "-"),
