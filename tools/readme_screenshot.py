@@ -1,9 +1,13 @@
-"""Take the README's picture of a rendered page: the built intro page in headless Chromium.
+"""Take the README's pictures of the rendered book, in headless Chromium:
+
+- docs/rendered_intro.png: the built intro page (1280x800 window, light theme);
+- docs/explorer_in_page.png: chapter 03's first explorer, live in the page (no kernel),
+  after a reader pressed its "mean" preset.
 
     python3 tools/dev.py screenshot     # after `python3 tools/dev.py book`
 
-Writes docs/rendered_intro.png (1280x800 viewport, light theme). Needs Debian's chromium
-at /usr/bin/chromium; the page is served from _build/html on 127.0.0.1.
+Needs Debian's chromium at /usr/bin/chromium; the pages are served from _build/html on
+127.0.0.1.
 """
 import functools
 import http.server
@@ -15,7 +19,8 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
-OUT = ROOT / "docs" / "rendered_intro.png"
+DOCS = ROOT / "docs"
+INTRO, EXPLORER = "book/intro.html", "book/03_backward_gradient_seed.html"
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -23,9 +28,10 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def main(page_name="book/intro.html"):
-    if not (HTML / page_name).exists():
-        sys.exit(f"no {HTML / page_name}: build the book first (python3 tools/dev.py book)")
+def main():
+    for page in (INTRO, EXPLORER):
+        if not (HTML / page).exists():
+            sys.exit(f"no {HTML / page}: build the book first (python3 tools/dev.py book)")
     handler = functools.partial(_Quiet, directory=str(HTML))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -37,15 +43,21 @@ def main(page_name="book/intro.html"):
         context.add_init_script("localStorage.setItem('mode','light');"
                                 "localStorage.setItem('theme','light');")
         page = context.new_page()
-        page.goto(base + page_name, wait_until="networkidle")
+        page.goto(base + INTRO, wait_until="networkidle")
         page.evaluate("async () => { if (window.MathJax && MathJax.startup) "
                       "await MathJax.startup.promise; }")
-        OUT.parent.mkdir(exist_ok=True)
-        page.screenshot(path=str(OUT))
+        DOCS.mkdir(exist_ok=True)
+        page.screenshot(path=str(DOCS / "rendered_intro.png"))
+        page.goto(base + EXPLORER, wait_until="networkidle")
+        view = page.locator(".al-explorer .al-x").first
+        view.scroll_into_view_if_needed()
+        view.locator('[data-role="presets"] button[data-key="mean"]').click()
+        page.wait_for_timeout(300)
+        view.screenshot(path=str(DOCS / "explorer_in_page.png"))
         browser.close()
     server.shutdown()
-    print(OUT)
+    print(DOCS / "rendered_intro.png", DOCS / "explorer_in_page.png")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()
