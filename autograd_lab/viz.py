@@ -962,7 +962,7 @@ def _graph_alt(model, tensor, trace):
     def words(v):
         return " ".join(" ".join(text.split()) for text, style in v.lines if style != "note")
     boxes = [words(v) for v in model.vertices if v.kind in ("leaf", "op", "output")]
-    s += ". Boxes: " + "; ".join(boxes)
+    s += ". Boxes: " + "; ".join(boxes).rstrip(".")
     if trace is not None:
         edges = [f"{words(e.src).split(' ')[0]} gets {' '.join(' '.join(e.label).replace('←', '').split())} "
                  f"from {words(e.dst).split(' ')[0]}" for e in model.edges if e.kind == "grad" and e.label]
