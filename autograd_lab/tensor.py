@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes
+from . import devices, dtypes
 from .modes import state
 
 
@@ -72,7 +72,9 @@ class Tensor:
 
     @property
     def device(self):
-        return "cpu"
+        return devices.CPU
+
+    is_cuda = False
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
@@ -464,10 +466,20 @@ class Tensor:
     # -- copies and casts ---------------------------------------------------------------
     def clone(self): return ops.clone(self)
 
-    def to(self, dtype, *args, **kwargs):
-        if isinstance(dtype, str) and dtype == "cpu":
-            return self
-        return self if dtypes.to_numpy(dtype) == self._data.dtype else ops.to(self, dtype=dtypes.to_numpy(dtype))
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
+        """A cast and/or a move: ``to(al.float64)``, ``to("cpu")``, ``to(device, dtype)``,
+        ``to(other)`` (other's dtype).  Only the CPU exists (see ``devices.py``)."""
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, devices.device)):
+                device = a
+            else:
+                dtype = a
+        devices.check(device)
+        if dtype is None or dtypes.to_numpy(dtype) == self._data.dtype:
+            return ops.clone(self) if copy else self
+        return ops.to(self, dtype=dtypes.to_numpy(dtype))
 
     def type(self, dtype=None):
         return self.dtype if dtype is None else self.to(dtype)
@@ -478,6 +490,12 @@ class Tensor:
     def int(self): return self.to(dtypes.int32)
     def bool(self): return self.to(dtypes.bool_)
     def cpu(self): return self
+
+    def cuda(self, device=None, non_blocking=False):
+        return self.to(devices.device("cuda", device))
+
+    def equal(self, other):
+        return functions.equal(self, other)
 
     # -- in place (for tensors outside the graph, as torch allows) ---------------
     # Every in-place write bumps the tensor's version.  A node that saved a tensor

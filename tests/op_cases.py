@@ -118,3 +118,12 @@ INPLACE_AFTER_FORWARD = [
     ("base of a saved view", lambda a: ((v := a.reshape(2, 1)) * v, a), "input 0 of MulBackward0"),
     ("output of mul, through a view", lambda a: ((y := a * 3), y.t()), None),
 ]
+
+
+def error_of(f):
+    """(exception type name, message) of what ``f()`` raises, or (None, None)."""
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+    return None, None
