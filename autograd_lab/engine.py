@@ -387,7 +387,8 @@ def _sum(old, g):
 
 
 def _has_nan(r):
-    return bool(np.isnan(r._data if isinstance(r, Tensor) else r).any())
+    a = r._data if isinstance(r, Tensor) else r
+    return a.dtype != object and bool(np.isnan(a).any())    # (object: a Function's slots, function.py)
 
 
 def _owned(g, taken):

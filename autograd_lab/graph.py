@@ -337,6 +337,8 @@ def _push_tangent(op, args, params, result):
     if t.shape[t.ndim - len(want):] != want or t.ndim < len(want):
         t = np.broadcast_to(t, t.shape[:max(0, t.ndim - len(want))] + want)
     result._tangent = t.astype(result._data.dtype, copy=False) if result._data.dtype.kind == "f" else t
+    if state.dual_tensors is not None:    # forward_ad.dual_level takes it back at its end
+        state.dual_tensors.add(result)
 
 
 def promote(arrays, floating=False):

@@ -8,6 +8,7 @@ class _State:
     grad_enabled = True
     anomaly = False
     forward_level = 0   # >0 while al.func.jvp pushes tangents through operations
+    dual_tensors = None  # inside forward_ad.dual_level: the tensors given tangents, to take them back
     counters = ()        # active PassCounter objects
     writes = 0           # in-place writes to any tensor so far (saved-value checks)
 

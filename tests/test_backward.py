@@ -328,6 +328,65 @@ def test_custom_function_second_derivative_through_create_graph():
     assert h.tolist() == [12.0]
 
 
+class SavesItsOutput(al.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x.exp()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * y
+
+
+def test_a_saved_output_is_the_recorded_output_so_a_second_derivative_works():
+    x = leaf([0.5])
+    (g,) = al.autograd.grad(SavesItsOutput.apply(x).sum(), x, create_graph=True)
+    assert g.grad_fn is not None and g.grad_fn.name() == "MulBackward0"
+    assert np.isclose(al.autograd.grad(g.sum(), x)[0].item(), np.exp(0.5))
+    assert al.autograd.gradgradcheck(SavesItsOutput.apply, al.tensor([0.3], dtype=al.float64, requires_grad=True))
+
+
+class SplitSquare(al.autograd.Function):
+    """Two outputs (x ** 2 and 2x), the second not differentiable; an optional scale."""
+    @staticmethod
+    def forward(ctx, x, scale=None):
+        twice = 2 * x
+        ctx.mark_non_differentiable(twice)
+        ctx.save_for_backward(x)
+        return x * x, twice
+
+    @staticmethod
+    def backward(ctx, g_square, g_twice):
+        (x,) = ctx.saved_tensors
+        assert ctx.needs_input_grad == (True,) and g_twice.tolist() == [0.0, 0.0]
+        return 2 * x * g_square, None          # None for the scale that was not passed
+
+
+def test_a_function_with_two_outputs_gets_a_gradient_for_each_and_none_for_an_unpassed_input():
+    x = leaf([1.0, 3.0])
+    square, twice = SplitSquare.apply(x)
+    assert square.grad_fn.name() == "SplitSquareBackward" and not twice.requires_grad
+    (square * 3).sum().backward()
+    assert x.grad.tolist() == [6.0, 18.0]
+
+
+def test_forward_ad_pushes_a_tangent_and_takes_it_back_at_the_end_of_the_level():
+    fwAD = al.autograd.forward_ad
+    tangent = al.tensor([1.0, 0.0])
+    with fwAD.dual_level():
+        y = fwAD.make_dual(al.tensor([2.0, 3.0]), tangent) ** 2
+        assert fwAD.unpack_dual(y).tangent.tolist() == [4.0, 0.0]
+        assert fwAD.unpack_dual(fwAD.make_dual(al.ones(2), tangent)).tangent is tangent
+    assert fwAD.unpack_dual(y).tangent is None
+    with pytest.raises(RuntimeError, match="no level exists"):
+        fwAD.make_dual(al.ones(2), tangent)
+
+
 def test_custom_function_is_counted_as_an_op():
     x = leaf([2.0])
     with al.autograd.count_passes() as c:
