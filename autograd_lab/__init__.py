@@ -28,7 +28,7 @@ from .functions import (abs, add, allclose, amax, argmax, cat, ceil, clamp, clip
                         sum, t, tanh, transpose, unsqueeze, where)
 from .modes import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
-from . import autograd, nn  # noqa: E402
+from . import autograd, nn, optim  # noqa: E402
 
 dtype = _dtypes.dtype
 float32 = float = _dtypes.float32

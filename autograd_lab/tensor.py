@@ -391,8 +391,15 @@ class Tensor:
     def view_as(self, other): return self.view(other.shape)
     def reshape_as(self, other): return self.reshape(other.shape)
 
-    def flatten(self):
-        return self.reshape(-1)
+    def flatten(self, start_dim=0, end_dim=-1):
+        """The dimensions start_dim..end_dim merged into one."""
+        shape = self._data.shape
+        if not shape:
+            return self.reshape(1)
+        start, end = _neg(start_dim, len(shape)) % len(shape), _neg(end_dim, len(shape)) % len(shape)
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        return self.reshape(shape[:start] + (-1,) + shape[end + 1:]) if start < end else self
 
     def transpose(self, dim0, dim1):
         n = self._data.ndim
