@@ -275,7 +275,8 @@ def _check_versions(node):
                                    f"forward, but its .data was replaced by one of shape "
                                    f"{tuple(a._data.shape)}: run the forward again")
             if op.reads_inputs:         # the new numbers, cast as the forward cast them
-                node.arrays[i] = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
+                new = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
+                node.arrays = node.arrays[:i] + (new,) + node.arrays[i + 1:]
         if not op.reads_inputs or (others and not any(n is not None for k, n in enumerate(node.next)
                                                       if k != i)):
             continue                    # no rule that runs reads this input's value
@@ -317,7 +318,9 @@ def _propagate(node, g, needed, create_graph):
             r = grads[i] if i < len(grads) else None
         if r is None:
             continue
-        a = node.args[i]._data
+        a = node.args[i]
+        if type(a) is Tensor:
+            a = a._data                 # (else the array itself: see graph.shed)
         if lead_ndim or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
             r = _fit(node, i, r, lead_ndim, g, a.shape, a.dtype)
         if state.anomaly and _has_nan(r):

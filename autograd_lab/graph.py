@@ -146,7 +146,8 @@ class Node:
 
     def in_meta(self, i):
         """(shape, dtype) of input i, which a gradient for it must match."""
-        a = self.args[i]._data
+        a = self.args[i]
+        a = a._data if type(a) is Tensor else a       # (an array: see shed)
         return a.shape, a.dtype
 
     def name(self):
@@ -244,8 +245,10 @@ def attach(op, args, params, out, arrays=None):
             name = op.name if op.name.__class__ is str else op.name(args, params)
             if arrays is None:
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-            kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays)
-            node = result.grad_fn = Node(op, kept[1], kept[2], params, kept[0], nexts, name)
+            kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays, nexts)
+            # (arrays as a tuple: of arrays and numbers only, the garbage collector stops
+            # tracking it, one object fewer per node for it to walk)
+            node = result.grad_fn = Node(op, kept[1], tuple(kept[2]), params, kept[0], nexts, name)
             if written and op.saves:  # remember the versions of inputs written before
                 node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
     if state.forward_level:
@@ -276,21 +279,31 @@ _stand_ins = {}                       # (shape, dtype) -> (array, tensor), reuse
 _zeros = {}                           # dtype -> the one zero every stand-in of it shows
 
 
-def shed(op, out, args, arrays):
-    """The (output, inputs, arrays) a node keeps: big values its rules never read are
-    replaced by stand-ins of the same shape and dtype, so that an intermediate result the
-    user no longer holds is freed now, not after the backward -- as torch saves only what
-    a derivative formula needs.  Only intermediates (tensors with a grad_fn) are shed:
-    leaves and constants stay with their owner anyway."""
+def shed(op, out, args, arrays, nexts):
+    """The (output, inputs, arrays) a node keeps: what its rules never read is let go of,
+    as torch saves only what a derivative formula needs.  An input computed by another
+    node whose value no rule reads is kept as its array alone, so the tensor itself can
+    go when the user lets go of it (in a long chain, no tensor per link stays alive for the
+    garbage collector to walk again and again); a big such array, or a big output no rule
+    reads, is replaced by a stand-in of the same shape and dtype, so that it is freed now,
+    not after the backward.  Leaves and constants stay: they live with their owner anyway."""
     if not op.reads_output and out.size >= KEEP_BELOW:
         out = stand_in(out)[0]
-    if not op.reads_inputs:           # ("others": kept, as some rule reads each input)
-        for i, a in enumerate(args):
-            if type(a) is Tensor and a.grad_fn is not None and a._data.size >= KEEP_BELOW:
-                if type(args) is not list:    # copies, the first time: the caller's
-                    args, arrays = list(args), list(arrays)   # args stay as they were
-                arrays[i], args[i] = stand_in(a._data)
-    return out, args, arrays
+    if op.saves == "inputs":
+        return out, args, arrays
+    # "others": each input's rule reads the other inputs, so an input is read when another
+    # input gets a gradient
+    others = len(nexts) - nexts.count(None) if op.saves == "others" else 0
+    kept = None
+    for i, a in enumerate(args):
+        if type(a) is Tensor and a.grad_fn is not None and others - (nexts[i] is not None) <= 0:
+            if kept is None:          # copies, the first time: the caller's args stay as they were
+                kept = list(args), list(arrays)
+            data = a._data
+            if data.size >= KEEP_BELOW:
+                data, kept[1][i] = stand_in(data)[0], stand_in(arrays[i])[0]
+            kept[0][i] = data
+    return (out, args, arrays) if kept is None else (out, tuple(kept[0]), kept[1])
 
 
 def stand_in(a):

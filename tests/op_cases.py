@@ -77,6 +77,13 @@ CASES = [
     ("matmul_batched", lambda a, b: a @ b, [(2, 2, 3), (3, 2)], None),
     ("outer", lambda a, b: al.outer(a, b), [(3,), (4,)], None),
     ("softmax", lambda a: al.nn.functional.softmax(a, dim=-1), [(2, 3)], None),
+    ("mse_loss", lambda a, b: al.nn.functional.mse_loss(a, b), [(2, 3), (2, 3)], None),
+    ("mse_loss_none", lambda a, b: al.nn.functional.mse_loss(a, b, reduction="none"), [(3,), (3,)], None),
+    ("binary_cross_entropy", lambda a, b: al.nn.functional.binary_cross_entropy(a.sigmoid(), b.sigmoid()),
+     [(2, 3), (2, 3)], None),
+    ("bce_with_logits", lambda a, b: al.nn.functional.binary_cross_entropy_with_logits(a, b.sigmoid(), reduction="sum"),
+     [(4,), (4,)], None),
+    ("cross_entropy", lambda a: al.nn.functional.cross_entropy(a, al.tensor([2, 0])), [(2, 3)], None),
     ("sigmoid_layer", lambda W, b: (al.tensor([[0.0, 1.0]], dtype=al.float64)
                                     - al.sigmoid(W @ al.tensor([[0.1, 0.4], [0.2, 0.6], [0.3, 0.8]],
                                                                dtype=al.float64) + b)) ** 2,
