@@ -26,7 +26,8 @@ from .functions import (abs, add, allclose, amax, argmax, cat, ceil, clamp, clip
                         negative, norm, numel, outer, permute, pow, relu, reshape, round,
                         set_printoptions, sigmoid, sign, sin, softmax, sqrt, squeeze, stack, sub,
                         sum, t, tanh, transpose, unsqueeze, where)
-from .modes import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                    set_grad_enabled)
 from .tensor import Tensor
 from . import autograd, nn, optim  # noqa: E402
 

@@ -9,6 +9,7 @@ same seed.  Every factory takes torch's ``dtype=``, ``device=`` (the CPU: see
 import numpy as np
 
 from . import devices, dtypes
+from .modes import state
 from .tensor import Tensor, _unwrap
 
 
@@ -47,6 +48,8 @@ def _generator(generator):
 
 def _finish(data, requires_grad):
     t = Tensor._make(data)
+    if state.inference:
+        t._inference = state.inference_made = True
     if requires_grad:
         t.requires_grad = True
     return t

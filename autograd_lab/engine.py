@@ -301,6 +301,8 @@ def _propagate(node, g, needed, create_graph):
         args, y = node.saved(True)
         if not isinstance(g, Tensor):
             g = Tensor._make(g)
+    elif node.packed is not None:       # (saved_tensors_hooks)
+        args, y = node.saved(False)
     else:
         args, y = node.arrays, node.out
     op, params = node.op, node.params

@@ -126,6 +126,7 @@ class Node:
     retain = None                     # weakref to the output, after retain_grad()
     tangent = None                    # forward mode: the output's tangent, for saved()
     versions = None                   # versions of the saved inputs, if any had been written
+    packed = None                     # saved_tensors_hooks: {input index or "out": (packed, unpack)}
     out_written = False               # the output was changed in place after the forward
 
     def __init__(self, op, args, arrays, params, out, nexts, name):
@@ -177,6 +178,8 @@ class Node:
     def saved(self, create_graph):
         """The inputs and output as the rules want them: arrays for a plain backward,
         the recorded tensors when the backward itself is being recorded."""
+        if self.packed is not None:
+            return self._unpacked(create_graph)
         if create_graph:
             y = Tensor._make(self.out)
             y.grad_fn = self
@@ -184,6 +187,67 @@ class Node:
                 y._tangent = self.tangent
             return self.args, y
         return self.arrays, self.out
+
+
+    def _unpacked(self, create_graph):
+        """saved(), with the values saved_tensors_hooks packed given back by their unpack hook."""
+        args, arrays, out = list(self.args), list(self.arrays), self.out
+        for where, (value, unpack) in self.packed.items():
+            t = unpack(value)
+            if where == "out":
+                out = t._data
+            else:
+                args[where], arrays[where] = t, t._data.astype(arrays[where].dtype, copy=False)
+        if not create_graph:
+            return arrays, out
+        y = Tensor._make(out)
+        y.grad_fn = self
+        return args, y
+
+    def __getattr__(self, name):
+        """torch's ``grad_fn._saved_self`` / ``_saved_other`` / ``_saved_result`` /
+        ``_saved_<parameter>``: what this node keeps for its rules, as torch names it."""
+        if not name.startswith("_saved_") or name.startswith("__"):
+            raise AttributeError(f"'{self._name}' object has no attribute '{name}'")
+        field = name[len("_saved_"):]
+        if field in self.params:
+            return self.params[field]
+        reads = self.op.reads_inputs, self.op.reads_output
+        index = {"self": 0, "other": 1, "exponent": 1, "mat2": 1, "condition": 0}.get(field)
+        if field == "result" and reads[1] or index is not None and reads[0] and index < len(self.next) and (
+                type(self.args[index] if self.args is not None else None) is Tensor or self.args is None):
+            if self.freed:
+                from .engine import FREED
+                raise RuntimeError(FREED)
+            args, y = self.saved(True)
+            return y if field == "result" else args[index]
+        if index is not None and reads[0] and self.args is not None and index < len(self.args) and \
+                isinstance(self.args[index], (int, float)):
+            return self.args[index]       # a number: pow's exponent, kept as it was given
+        raise AttributeError(f"'{self._name}' object has no attribute '{name}'")
+
+
+def saving(node, args, result):
+    """What recording does for saved values beyond keeping them: refuse inference tensors
+    (torch cannot save them), and hand each saved tensor to the innermost
+    saved_tensors_hooks' pack hook, keeping what it returns instead.  Values are saved in
+    the order torch saves them ("others", as mul: the other input first)."""
+    op = node.op
+    inputs = [i for i, a in enumerate(node.args) if type(a) is Tensor] if op.reads_inputs else []
+    if op.saves == "others":
+        inputs = [i for i in inputs[::-1] if any(n is not None for k, n in enumerate(node.next) if k != i)]
+    for i in inputs:
+        if args[i]._inference:
+            raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors "
+                               "created in inference mode in computation tracked by autograd. To work "
+                               "around this, you can make a clone to get a normal tensor and use it in "
+                               "autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+    if not state.saved_hooks:
+        return
+    pack, unpack = state.saved_hooks[-1]
+    node.packed = {}
+    for where in inputs + (["out"] if op.reads_output else []):
+        node.packed[where] = (pack(result if where == "out" else args[where]), unpack)
 
 
 class AccumulateGrad:
@@ -251,6 +315,10 @@ def attach(op, args, params, out, arrays=None):
             node = result.grad_fn = Node(op, kept[1], tuple(kept[2]), params, kept[0], nexts, name)
             if written and op.saves:  # remember the versions of inputs written before
                 node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
+            if state.saved_hooks or state.inference_made:
+                saving(node, args, result)
+    elif state.inference:
+        result._inference = state.inference_made = True
     if state.forward_level:
         _push_tangent(op, args, params, result)
         if result.grad_fn is not None:

@@ -26,6 +26,7 @@ class Tensor:
     _tangent = None         # forward mode: the tangent carried with this value
     _vbox = None            # [version, grad_fn] of in-place writes, shared with views and detach()es
     _swapped = -1           # state.writes when `x.data = ...` last replaced the array
+    _inference = False      # made inside inference_mode
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -78,6 +79,9 @@ class Tensor:
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
+
+    def is_inference(self):
+        return self._inference
 
     @property
     def is_leaf(self):

@@ -921,3 +921,36 @@ def test_replacing_data_with_another_shape_after_the_forward_is_a_clear_error():
     with pytest.raises(RuntimeError, match=r"input 0 of MulBackward0 had shape \(3,\) in the forward"):
         z.backward()
     assert x.grad is None
+
+
+def test_grad_fn_hands_back_what_it_saved_under_torchs_names():
+    x = leaf([1.0, 2.0])
+    y = x.pow(2)
+    assert y.grad_fn._saved_self is x and y.grad_fn._saved_exponent == 2
+    e = x.exp()
+    assert e.equal(e.grad_fn._saved_result) and e.grad_fn._saved_result is not e
+    with pytest.raises(AttributeError, match="'ExpBackward0' object has no attribute '_saved_self'"):
+        e.grad_fn._saved_self
+    e.sum().backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        e.grad_fn._saved_result
+
+
+def test_saved_tensors_hooks_see_every_saved_value_and_the_backward_uses_what_unpack_returns():
+    packed = []
+    x = leaf([1.0, 2.0])
+    with al.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t.detach().numpy().copy(),
+                                               lambda a: al.tensor(a)):
+        y = (x * 3).sin()
+    assert len(packed) == 1 and packed[0].tolist() == [3.0, 6.0]      # sin saves its input
+    y.sum().backward()
+    assert np.allclose(x.grad.numpy(), 3 * np.cos([3.0, 6.0]))
+
+
+def test_inference_mode_results_are_inference_tensors_that_a_graph_refuses():
+    x = leaf([1.0, 2.0])
+    with al.inference_mode():
+        y = x * 2
+    assert not y.requires_grad and y.is_inference() and not x.is_inference()
+    with pytest.raises(RuntimeError, match="^Inference tensors cannot be saved for backward"):
+        x * y

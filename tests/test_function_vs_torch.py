@@ -235,3 +235,66 @@ def test_a_custom_jvp_is_used_by_forward_ad_and_gradcheck():
                                     check_undefined_grad=False, check_batched_grad=False)
         results.append((jvp.detach().numpy(), ok))
     assert np.allclose(results[0][0], results[1][0]) and results[0][1] is results[1][1] is True
+
+
+SAVED_FIELDS = {   # (make y from x and w, the fields to read)
+    "mul": (lambda x, w: x * w, ["_saved_self", "_saved_other"]),
+    "exp": (lambda x, w: x.exp(), ["_saved_result"]),
+    "pow of a number": (lambda x, w: x ** 2, ["_saved_self", "_saved_exponent"]),
+    "sin": (lambda x, w: x.sin(), ["_saved_self"]),
+    "relu": (lambda x, w: x.relu(), ["_saved_result"]),
+    "sigmoid": (lambda x, w: x.sigmoid(), ["_saved_result"]),
+    "clamp": (lambda x, w: x.clamp(0.5, 2.0), ["_saved_self", "_saved_min", "_saved_max"]),
+    "div": (lambda x, w: x / w, ["_saved_self", "_saved_other"]),
+    "mean over a dim": (lambda x, w: x.reshape(1, 3).mean(1), ["_saved_keepdim"]),
+}
+
+
+@pytest.mark.parametrize("case", list(SAVED_FIELDS))
+def test_grad_fn_shows_its_saved_values_under_torchs_names(case):
+    make, fields = SAVED_FIELDS[case]
+    said = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = lib.tensor([2.0, 0.5, 1.0], requires_grad=True) * 1
+        y = make(x, w)
+        values = [getattr(y.grad_fn, f) for f in fields]
+        said.append([(np.round(v.tolist(), 5).tolist(), v is x, v is y, v.equal(y)) if isinstance(v, lib.Tensor) else
+                     (tuple(v) if isinstance(v, tuple) else v) for v in values])
+        said[-1].append(error_of(lambda: y.grad_fn._saved_nothing))
+        y.sum().backward()
+        said[-1].append(error_of(lambda: getattr(y.grad_fn, fields[0]))[0])
+    assert said[0] == said[1]
+
+
+def _rounded(t):
+    return np.round(t.tolist(), 5).tolist()
+
+
+def test_saved_tensors_hooks_pack_and_unpack_what_torch_saves_in_its_order():
+    said = []
+    for lib in (al, torch):
+        seen = []
+        a = lib.ones(3, requires_grad=True)
+        b = lib.ones(3, requires_grad=True) * 2
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: seen.append(("pack", _rounded(t))) or t * 1,
+                                                    lambda t: seen.append(("unpack", _rounded(t))) or t):
+            y = a * b
+            z = y.exp()
+        (z.sum() + y.sum()).backward()
+        said.append((seen, _rounded(a.grad)))
+    assert said[0] == said[1]
+
+
+def test_inference_mode_makes_inference_tensors_that_autograd_refuses_in_torchs_words():
+    said = []
+    for lib in (al, torch):
+        x = lib.ones(2, requires_grad=True)
+        with lib.inference_mode():
+            y = x * 2
+            made = lib.zeros(2)
+        with lib.inference_mode(False):
+            z = x * 2
+        said.append((y.requires_grad, y.is_inference(), made.is_inference(), z.requires_grad, z.is_inference(),
+                     error_of(lambda: (y * x).sum().backward()), lib.is_inference_mode_enabled()))
+    assert said[0] == said[1]

@@ -4,7 +4,7 @@ from .function import Function, FunctionCtx, once_differentiable
 from ..modes import (PassCounter, count_passes, detect_anomaly, enable_grad, is_anomaly_enabled,
                      no_grad, set_detect_anomaly, set_grad_enabled)
 from ..tensor import Tensor as _Tensor
-from . import forward_ad, functional
+from . import forward_ad, functional, graph
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
