@@ -295,12 +295,16 @@ def attach(op, args, params, out, arrays=None):
     if state.grad_enabled and op.differentiable:
         nexts = None
         written = False
+        inner = 0                     # bit i: input i was computed by a node (see shed)
         for i, a in enumerate(args):
             if type(a) is Tensor:
                 written = written or a._vbox is not None
                 node = a.grad_fn
-                if node is None and a._requires_grad:
-                    node = a._accumulate or edge(a)
+                if node is None:
+                    if a._requires_grad:
+                        node = a._accumulate or edge(a)
+                else:
+                    inner |= 1 << i
                 if node is not None:
                     if nexts is None:
                         nexts = [None] * len(args)
@@ -309,7 +313,7 @@ def attach(op, args, params, out, arrays=None):
             name = op.name if op.name.__class__ is str else op.name(args, params)
             if arrays is None:
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-            kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays, nexts)
+            kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays, nexts, inner)
             # (arrays as a tuple: of arrays and numbers only, the garbage collector stops
             # tracking it, one object fewer per node for it to walk)
             node = result.grad_fn = Node(op, kept[1], tuple(kept[2]), params, kept[0], nexts, name)
@@ -347,31 +351,31 @@ _stand_ins = {}                       # (shape, dtype) -> (array, tensor), reuse
 _zeros = {}                           # dtype -> the one zero every stand-in of it shows
 
 
-def shed(op, out, args, arrays, nexts):
+def shed(op, out, args, arrays, nexts, inner):
     """The (output, inputs, arrays) a node keeps: what its rules never read is let go of,
     as torch saves only what a derivative formula needs.  An input computed by another
-    node whose value no rule reads is kept as its array alone, so the tensor itself can
-    go when the user lets go of it (in a long chain, no tensor per link stays alive for the
-    garbage collector to walk again and again); a big such array, or a big output no rule
-    reads, is replaced by a stand-in of the same shape and dtype, so that it is freed now,
-    not after the backward.  Leaves and constants stay: they live with their owner anyway."""
+    node (bit i of ``inner``) whose value no rule reads is kept as its array alone, so the
+    tensor itself can go when the user lets go of it (in a long chain, no tensor per link
+    stays alive for the garbage collector to walk again and again); a big such array, or a
+    big output no rule reads, is replaced by a stand-in of the same shape and dtype, so
+    that it is freed now, not after the backward.  Leaves and constants stay: they live
+    with their owner anyway."""
     if not op.reads_output and out.size >= KEEP_BELOW:
         out = stand_in(out)[0]
-    if op.saves == "inputs":
-        return out, args, arrays
-    # "others": each input's rule reads the other inputs, so an input is read when another
-    # input gets a gradient
-    others = len(nexts) - nexts.count(None) if op.saves == "others" else 0
-    kept = None
-    for i, a in enumerate(args):
-        if type(a) is Tensor and a.grad_fn is not None and others - (nexts[i] is not None) <= 0:
-            if kept is None:          # copies, the first time: the caller's args stay as they were
-                kept = list(args), list(arrays)
-            data = a._data
-            if data.size >= KEEP_BELOW:
-                data, kept[1][i] = stand_in(data)[0], stand_in(arrays[i])[0]
-            kept[0][i] = data
-    return (out, args, arrays) if kept is None else (out, tuple(kept[0]), kept[1])
+    if not inner or op.saves == "inputs" or op.saves == "others" and len(nexts) - nexts.count(None) > 1:
+        return out, args, arrays      # ("others": each input's rule reads the other inputs)
+    if inner == 1:                    # the usual case: the first input, alone
+        return out, (_array_of(args[0], arrays, 0),) + args[1:], arrays
+    return out, tuple(_array_of(a, arrays, i) if inner >> i & 1 else a for i, a in enumerate(args)), arrays
+
+
+def _array_of(t, arrays, i):
+    """What a node keeps of input i, a tensor whose value it never reads: its array, or a
+    stand-in if it is big (and a stand-in for arrays[i] too: arrays is Op.__call__'s own)."""
+    if t._data.size < KEEP_BELOW:
+        return t._data
+    arrays[i] = stand_in(arrays[i])[0]
+    return stand_in(t._data)[0]
 
 
 def stand_in(a):
