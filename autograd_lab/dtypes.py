@@ -179,3 +179,12 @@ def check_fits(number, np_dtype):
 
 
 _C_TYPE = {"int32": "int"}      # the C type torch names in the message above
+
+# the C++ type names some of torch's messages print ("... mask with dtype unsigned char")
+_C_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+           "bool": "bool"}
+
+
+def c_type_name(np_dtype):
+    return _C_NAME.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)

@@ -18,15 +18,16 @@
 With ``create_graph=True`` the rules run on tensors and are recorded, so the
 gradients themselves have a ``grad_fn`` and can be differentiated again.
 """
+import warnings
 from heapq import heappop, heappush
 from operator import attrgetter
 
 import numpy as np
 
-from . import ops
+from . import dtypes, ops
 from .graph import AccumulateGrad, broadcast_mismatch, edge
 from .modes import count, state
-from .tensor import Tensor
+from .tensor import Tensor, _user_level
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved "
          "tensors after they have already been freed). Saved intermediate values of the graph "
@@ -203,11 +204,16 @@ def _run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
                 delivered[node] = arrived if passes_on and not accumulate else g
                 if not passes_on:
                     continue            # its rule never runs: its saved values stay (as in torch)
-            if node.freed:
-                raise RuntimeError(FREED)
-            if node.stamp != state.writes:
-                _check_versions(node)   # something was written since the forward
-            sends = _propagate(node, g, needed, create_graph)
+            try:
+                if node.freed:
+                    raise RuntimeError(FREED)
+                if node.stamp != state.writes:
+                    _check_versions(node)   # something was written since the forward
+                sends = _propagate(node, g, needed, create_graph)
+            except Exception:
+                if state.anomaly:       # where the node was recorded, as torch's anomaly mode
+                    _warn_where(node)
+                raise
             ran.append(node)
 
         # commit: nothing above touched a tensor, so an error leaves everything as it was.
@@ -261,12 +267,12 @@ def _check_versions(node):
     saved values that were changed in place since: only the values the node's rules read
     (``Op.saves``), as torch checks only what it saved.  And take in arrays that
     ``x.data = ...`` put in place of an input's, as torch's backward does."""
-    op = node.op
-    if node.out_written and op.reads_output:
-        _modified(node, "output 0 of", (node.out.shape, node.out.dtype), 1, 0)
-    others = op.saves == "others"
+    if node.overwritten and node.op.reads_output:
+        _modified(node.out, node, node.out_box[0], node.out_version)
+    if not node.op.reads_inputs and state.swapped <= node.stamp:
+        return                          # no rule reads an input, and no input's array was replaced
     for i, a in enumerate(node.args):
-        if not isinstance(a, Tensor):
+        if type(a) is not Tensor:
             continue
         if a._swapped > node.stamp:
             old = node.arrays[i]
@@ -274,25 +280,42 @@ def _check_versions(node):
                 raise RuntimeError(f"input {i} of {node.name()} had shape {tuple(old.shape)} in the "
                                    f"forward, but its .data was replaced by one of shape "
                                    f"{tuple(a._data.shape)}: run the forward again")
-            if op.reads_inputs:         # the new numbers, cast as the forward cast them
+            if node.op.reads_inputs:    # the new numbers, cast as the forward cast them
                 new = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
                 node.arrays = node.arrays[:i] + (new,) + node.arrays[i + 1:]
-        if not op.reads_inputs or (others and not any(n is not None for k, n in enumerate(node.next)
-                                                      if k != i)):
-            continue                    # no rule that runs reads this input's value
-        if a._vbox is not None:
+        if a._vbox is not None and node.reads(i):
             saved = node.versions[i] if node.versions else 0
-            if a._vbox[0] != saved:
-                _modified(node, f"input {i} of", node.in_meta(i), a._vbox[0], saved)
+            if a._vbox[0] != saved:     # torch names the node that made it now, if any
+                _modified(a._data, a.grad_fn, a._vbox[0], saved)
 
 
-def _modified(node, which, meta, now, saved):
-    shape, dtype = meta
-    raise RuntimeError(
+def _warn_where(node):
+    trace = node.__dict__.get("trace")
+    where = ("No forward pass information available. Enable detect anomaly during forward pass for "
+             "more information." if trace is None else f"Traceback of forward call that caused the "
+             f"error:\n{trace}")
+    warnings.warn(f"Error detected in {node.name().split('::')[-1]}. {where}", stacklevel=_user_level())
+
+
+def _modified(data, maker, now, saved):
+    made = "" if maker is None else f", which is output 0 of {_short_name(maker)},"
+    kind = "CPUBoolType" if data.dtype == np.bool_ else f"al.{dtypes.scalar_type_name(data.dtype)}Tensor"
+    raise RuntimeError(                 # (torch's legacy type names: al.FloatTensor, ..., CPUBoolType)
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [al.{dtype} {tuple(shape)}], which is {which} {node.name()}, is at version "
-        f"{now}; expected version {saved} instead. Hint: change it out of place (x = x * 2), "
-        "or clone() it before the forward pass uses it.")
+        f"operation: [{kind} {list(data.shape)}]{made} is at "
+        f"version {now}; expected version {saved} instead. " + (ANOMALY_HINT if state.anomaly else HINT))
+
+
+HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with al.autograd.set_detect_anomaly(True, check_nan=False).")
+ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. Good luck!")
+
+
+def _short_name(node):
+    """A node's name as torch's message about saved values prints it: ExpBackward0 is Exp."""
+    name = node.name().split("::")[-1]
+    return name[:-len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")
 
 
 def _propagate(node, g, needed, create_graph):
@@ -325,7 +348,7 @@ def _propagate(node, g, needed, create_graph):
             a = a._data                 # (else the array itself: see graph.shed)
         if lead_ndim or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
             r = _fit(node, i, r, lead_ndim, g, a.shape, a.dtype)
-        if state.anomaly and _has_nan(r):
+        if state.anomaly and state.check_nan and _has_nan(r):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
         if _tracers:
             _tracers[-1].steps[-1].sent.append((i, child, _snapshot(r)))

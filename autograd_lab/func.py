@@ -77,6 +77,8 @@ def _forward_pass(func, primals, tangents):
 
 def _tangent_of(out, lead=()):
     """The tangent an output carries after a forward pass (zeros if none reached it)."""
+    if out._base is not None:
+        out.grad_fn                     # a view whose base was written since takes its tangent
     t = out._tangent
     want = tuple(lead) + out.shape
     if t is None:

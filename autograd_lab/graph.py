@@ -14,6 +14,8 @@ runs fast), on tensors it records (that is how ``create_graph=True`` records the
 backward pass for second derivatives).
 """
 import itertools
+import os
+import traceback
 import warnings
 
 import numpy as np
@@ -29,6 +31,7 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autograd_lab
 # every node gets the next number when it is recorded; the inputs of a node were always
 # recorded before it, so "highest number first" is an order the backward walk can use
 _sequence = itertools.count()
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Op:
@@ -41,13 +44,13 @@ class Op:
     tangent ``t``.  Ops that take any number of inputs (``cat``) give ``vjp_all`` /
     ``jvp_all`` instead, handling all inputs at once.
     ``saves``: what the VJP rules read, much as torch's derivative formulas declare what
-    they save: ``True`` (inputs and output), ``"inputs"`` (sin, where), ``"others"`` (the
+    they save: ``True`` (inputs and output), ``"inputs"`` (sin, div), ``"others"`` (the
     rule of each input reads the other inputs only: mul, matmul), ``"output"`` (exp,
-    sigmoid, relu) or ``False`` (only shapes: add, sum, view, ...; such graphs can be
-    walked again after a backward, as in torch).  A node lets go of the big arrays its
-    rules never read (see :func:`shed`), and an in-place change is refused only where a
-    rule reads it.  (Coarser than torch in places: ``where`` keeps both branches although
-    its rules read only the condition, ``div`` and ``pow`` keep their output.)
+    sigmoid, relu), a tuple of input positions (``(0,)``: where reads its condition
+    only), ``"index"`` (only an index kept as a parameter, which torch saves: x[mask] = v)
+    or ``False`` (only shapes: add, sum, view, ...; such graphs can be walked again after
+    a backward, as in torch).  A node lets go of the big arrays its rules never read (see
+    :func:`shed`), and an in-place change is refused only where a rule reads it.
     ``floating``: the op computes real-valued results (division, exp, sin, ...), so
     integer and bool inputs are first cast to the default float32, as torch does.
     """
@@ -63,10 +66,12 @@ class Op:
         self.jvp = jvp
         self.vjp_all = vjp_all
         self.jvp_all = jvp_all
-        if not (saves is True or saves is False or saves in ("inputs", "others", "output")):
-            raise ValueError(f"saves must be True, False, 'inputs', 'others' or 'output', not {saves!r}")
+        if not (saves is True or saves is False or type(saves) is tuple or
+                saves in ("inputs", "others", "output", "index")):
+            raise ValueError(f"saves must be True, False, 'inputs', 'others', 'output', 'index' or "
+                             f"a tuple of input positions, not {saves!r}")
         self.saves = saves
-        self.reads_inputs = saves is True or saves in ("inputs", "others")
+        self.reads_inputs = saves is True or type(saves) is tuple or saves in ("inputs", "others")
         self.reads_output = saves is True or saves == "output"
         self.promote = promote
         self.floating = floating      # results are floats: integer/bool inputs become float32
@@ -113,7 +118,8 @@ class Op:
         return out
 
 
-_NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1"}
+_NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1", "FillBackward2", "ZeroBackward0",
+                        "MaskedFillBackward0", "torch::autograd::CopySlices"}
 
 
 class Node:
@@ -127,7 +133,8 @@ class Node:
     tangent = None                    # forward mode: the output's tangent, for saved()
     versions = None                   # versions of the saved inputs, if any had been written
     packed = None                     # saved_tensors_hooks: {input index or "out": (packed, unpack)}
-    out_written = False               # the output was changed in place after the forward
+    out_box = None                    # once its output's memory is written in place: the version
+    out_version = 0                   # counter it shares, and the version the node made
 
     def __init__(self, op, args, arrays, params, out, nexts, name):
         self.op = op
@@ -145,6 +152,15 @@ class Node:
         """Whether a backward released the saved values (it drops ``args``: engine._run)."""
         return self.args is None
 
+    @property
+    def overwritten(self):
+        """Whether the numbers this node made were written over in place since."""
+        return self.out_box is not None and self.out_box[0] != self.out_version
+
+    def reads(self, i):
+        """Whether a rule that runs reads the value of input i (see :func:`reads`)."""
+        return reads(self.op.saves, self.next, i)
+
     def in_meta(self, i):
         """(shape, dtype) of input i, which a gradient for it must match."""
         a = self.args[i]
@@ -155,7 +171,7 @@ class Node:
         return self._name
 
     def __repr__(self):
-        return f"<{self._name}>"
+        return f"<{self._name.split('::')[-1]}>"      # torch::autograd::CopySlices: <CopySlices>
 
     @property
     def next_functions(self):
@@ -181,13 +197,11 @@ class Node:
         if self.packed is not None:
             return self._unpacked(create_graph)
         if create_graph:
-            y = Tensor._make(self.out)
-            y.grad_fn = self
+            y = self._output(self.out)
             if state.forward_level:       # forward over reverse: y keeps its tangent
                 y._tangent = self.tangent
             return self.args, y
         return self.arrays, self.out
-
 
     def _unpacked(self, create_graph):
         """saved(), with the values saved_tensors_hooks packed given back by their unpack hook."""
@@ -200,42 +214,65 @@ class Node:
                 args[where], arrays[where] = t, t._data.astype(arrays[where].dtype, copy=False)
         if not create_graph:
             return arrays, out
+        return args, self._output(out)
+
+    def _output(self, out):
+        """The output as a tensor this node made (its version is the memory's, if written)."""
         y = Tensor._make(out)
-        y.grad_fn = self
-        return args, y
+        y._grad_fn, y._vbox = self, self.out_box
+        return y
 
     def __getattr__(self, name):
         """torch's ``grad_fn._saved_self`` / ``_saved_other`` / ``_saved_result`` /
-        ``_saved_<parameter>``: what this node keeps for its rules, as torch names it."""
+        ``_saved_<parameter>``: what this node keeps for its rules, as torch names it.  A
+        value written in place since is refused, as the backward would refuse it."""
         if not name.startswith("_saved_") or name.startswith("__"):
             raise AttributeError(f"'{self._name}' object has no attribute '{name}'")
         field = name[len("_saved_"):]
         if field in self.params:
             return self.params[field]
-        reads = self.op.reads_inputs, self.op.reads_output
         index = {"self": 0, "other": 1, "exponent": 1, "mat2": 1, "condition": 0}.get(field)
-        if field == "result" and reads[1] or index is not None and reads[0] and index < len(self.next) and (
-                type(self.args[index] if self.args is not None else None) is Tensor or self.args is None):
-            if self.freed:
-                from .engine import FREED
-                raise RuntimeError(FREED)
-            args, y = self.saved(True)
-            return y if field == "result" else args[index]
-        if index is not None and reads[0] and self.args is not None and index < len(self.args) and \
-                isinstance(self.args[index], (int, float)):
-            return self.args[index]       # a number: pow's exponent, kept as it was given
+        if index is not None and index < len(self.next) and self.op.reads_inputs:
+            kept = self.args[index] if self.args is not None else None
+            if not self.reads(index):
+                if self.op.saves == "others":
+                    return None           # torch has the field, but saved nothing: x * 2's self
+            elif isinstance(kept, (int, float)):
+                return kept               # a number: pow's exponent, kept as it was given
+            elif kept is None or type(kept) is Tensor:
+                return self._saved_value(index)
+        if field == "result" and self.op.reads_output:
+            return self._saved_value("out")
         raise AttributeError(f"'{self._name}' object has no attribute '{name}'")
+
+    def _saved_value(self, where):
+        """Saved input ``where`` (or the output, "out") as a recorded tensor, as the backward
+        of create_graph=True would see it."""
+        if self.freed:
+            from .engine import FREED
+            raise RuntimeError(FREED)
+        from .engine import _modified
+        if where == "out":
+            if self.overwritten:
+                _modified(self.out, self, self.out_box[0], self.out_version)
+        else:
+            a = self.args[where]
+            if a._vbox is not None and a._vbox[0] != (self.versions[where] if self.versions else 0):
+                _modified(a._data, a.grad_fn, a._vbox[0], self.versions[where] if self.versions else 0)
+        args, y = self.saved(True)
+        return y if where == "out" else args[where]
 
 
 def saving(node, args, result):
     """What recording does for saved values beyond keeping them: refuse inference tensors
     (torch cannot save them), and hand each saved tensor to the innermost
     saved_tensors_hooks' pack hook, keeping what it returns instead.  Values are saved in
-    the order torch saves them ("others", as mul: the other input first)."""
-    op = node.op
-    inputs = [i for i, a in enumerate(node.args) if type(a) is Tensor] if op.reads_inputs else []
-    if op.saves == "others":
-        inputs = [i for i in inputs[::-1] if any(n is not None for k, n in enumerate(node.next) if k != i)]
+    the order torch saves them ("others", as mul: the other input first).  The node of an
+    in-place op (its first input is ``state.writing``) saves the old value of the tensor
+    it writes and its output later, after the write (:func:`saving_written`), as torch."""
+    inputs = [i for i, a in enumerate(node.args) if type(a) is Tensor and node.reads(i)]
+    if node.op.saves == "others":
+        inputs.reverse()
     for i in inputs:
         if args[i]._inference:
             raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors "
@@ -244,10 +281,26 @@ def saving(node, args, result):
                                "autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
     if not state.saved_hooks:
         return
-    pack, unpack = state.saved_hooks[-1]
     node.packed = {}
-    for where in inputs + (["out"] if op.reads_output else []):
-        node.packed[where] = (pack(result if where == "out" else args[where]), unpack)
+    if state.writing is not None and args[0] is state.writing:
+        _pack(node, [i for i in inputs if i != 0], None)
+    else:
+        _pack(node, inputs, result)
+
+
+def saving_written(node, t):
+    """saving() for the node of an in-place op on ``t``, after the write: what it keeps of
+    t as it was (a copy: Tensor._overwrite) and its output, which is t itself."""
+    if node.packed is not None:           # (saved_tensors_hooks were on when it was recorded)
+        _pack(node, [0] if type(node.args[0]) is Tensor and node.reads(0) else [], t)
+
+
+def _pack(node, inputs, result):
+    pack, unpack = state.saved_hooks[-1]
+    for i in inputs:
+        node.packed[i] = (pack(node.args[i]), unpack)
+    if result is not None and node.op.reads_output:
+        node.packed["out"] = (pack(result), unpack)
 
 
 class AccumulateGrad:
@@ -274,10 +327,22 @@ class AccumulateGrad:
         return ()
 
 
+def reads(saves, nexts, i):
+    """Whether a rule that runs reads the value of input i, by ``Op.saves``: for
+    ``"others"`` only if another input gets a gradient (``nexts``), as only their rules read it."""
+    if saves == "others":
+        for k, n in enumerate(nexts):
+            if n is not None and k != i:
+                return True
+        return False
+    return i in saves if type(saves) is tuple else saves is True or saves == "inputs"
+
+
 def edge(t):
     """The node a gradient for tensor ``t`` flows into, or None."""
-    if t.grad_fn is not None:
-        return t.grad_fn
+    node = t.grad_fn
+    if node is not None:
+        return node
     if t._requires_grad:
         if t._accumulate is None:
             t._accumulate = AccumulateGrad(t)
@@ -298,8 +363,11 @@ def attach(op, args, params, out, arrays=None):
         inner = 0                     # bit i: input i was computed by a node (see shed)
         for i, a in enumerate(args):
             if type(a) is Tensor:
-                written = written or a._vbox is not None
-                node = a.grad_fn
+                node = a._grad_fn
+                if a._vbox is not None:
+                    written = True
+                    if a._base is not None and a._seen != a._vbox[0]:
+                        node = a.grad_fn      # a view of a base written since: the base's history
                 if node is None:
                     if a._requires_grad:
                         node = a._accumulate or edge(a)
@@ -316,17 +384,27 @@ def attach(op, args, params, out, arrays=None):
             kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays, nexts, inner)
             # (arrays as a tuple: of arrays and numbers only, the garbage collector stops
             # tracking it, one object fewer per node for it to walk)
-            node = result.grad_fn = Node(op, kept[1], tuple(kept[2]), params, kept[0], nexts, name)
-            if written and op.saves:  # remember the versions of inputs written before
-                node.versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
+            node = result._grad_fn = Node(op, kept[1], tuple(kept[2]), params, kept[0], nexts, name)
+            if result._vbox is not None:      # a view: its numbers are its base's, which may be
+                node.out_box, node.out_version = result._vbox, result._vbox[0]    # written later
+            if written and op.reads_inputs:   # remember the versions of inputs written before
+                node.versions = tuple([a._vbox[0] if type(a) is Tensor and a._vbox is not None else 0
+                                       for a in args])
+            if state.anomaly:         # where the forward recorded it (shown if its backward fails)
+                node.trace = "".join(traceback.format_list(
+                    [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE)]))
             if state.saved_hooks or state.inference_made:
                 saving(node, args, result)
     elif state.inference:
         result._inference = state.inference_made = True
     if state.forward_level:
+        if not state.grad_enabled:    # (a view whose base was written since: see grad_fn)
+            for a in args:
+                if type(a) is Tensor and a._base is not None and a._seen != a._vbox[0]:
+                    a._see_base()
         _push_tangent(op, args, params, result)
-        if result.grad_fn is not None:
-            result.grad_fn.tangent = result._tangent
+        if result._grad_fn is not None:
+            result._grad_fn.tangent = result._tangent
     if state.counters:
         for c in state.counters:
             c.ops += 1
@@ -335,11 +413,17 @@ def attach(op, args, params, out, arrays=None):
 
 def _share_version(view, args):
     """A view and the tensor it views count in-place writes together, as in torch: a write
-    through either is a write to both, and refused where a node read those numbers."""
+    through either is a write to both, and refused where a node read those numbers.  The
+    view keeps its base (torch's ``_base``: the tensor that owns the memory), so that a
+    write through it can rewrite the base's history."""
     owner = view._data.base
     for a in args:
         if type(a) is Tensor and (a._data is owner or a._data.base is owner):
-            view._vbox = a._box()
+            box = view._vbox = a._box()
+            view._base = a if a._base is None else a._base
+            view._seen = box[0]
+            if not state.grad_enabled:
+                view._made_in_no_grad = True
             return
 
 
@@ -362,11 +446,11 @@ def shed(op, out, args, arrays, nexts, inner):
     with their owner anyway."""
     if not op.reads_output and out.size >= KEEP_BELOW:
         out = stand_in(out)[0]
-    if not inner or op.saves == "inputs" or op.saves == "others" and len(nexts) - nexts.count(None) > 1:
-        return out, args, arrays      # ("others": each input's rule reads the other inputs)
-    if inner == 1:                    # the usual case: the first input, alone
-        return out, (_array_of(args[0], arrays, 0),) + args[1:], arrays
-    return out, tuple(_array_of(a, arrays, i) if inner >> i & 1 else a for i, a in enumerate(args)), arrays
+    if not inner or op.saves == "inputs":
+        return out, args, arrays
+    kept = tuple(_array_of(a, arrays, i) if inner >> i & 1 and not reads(op.saves, nexts, i) else a
+                 for i, a in enumerate(args))
+    return out, kept, arrays
 
 
 def _array_of(t, arrays, i):

@@ -6,14 +6,17 @@ import functools
 
 class _State:
     grad_enabled = True
-    anomaly = False
+    anomaly = False      # detect_anomaly: nodes keep where they were recorded
+    check_nan = True     # ... and backward checks every gradient for NaN
     forward_level = 0   # >0 while al.func.jvp pushes tangents through operations
     dual_tensors = None  # inside forward_ad.dual_level: the tensors given tangents, to take them back
     inference = False    # inside inference_mode: results are marked as inference tensors
     inference_made = False   # some inference tensor exists: recording checks its inputs
     saved_hooks = ()     # autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last
+    writing = None       # the tensor an in-place method is about to write (graph.saving)
     counters = ()        # active PassCounter objects
     writes = 0           # in-place writes to any tensor so far (saved-value checks)
+    swapped = -1         # writes when `x.data = ...` last replaced an array
 
 
 state = _State()
@@ -110,23 +113,25 @@ def is_grad_enabled():
 
 
 class detect_anomaly:
-    """Inside this block the engine checks every gradient a backward rule returns and
-    raises, naming the rule, at the first NaN."""
+    """Inside this block every node remembers the line of the forward that recorded it,
+    and a backward that fails in a node shows that line (a warning before the error); with
+    ``check_nan`` the engine also checks every gradient a backward rule returns and raises,
+    naming the rule, at the first NaN."""
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
 
     def __enter__(self):
-        self._prev = state.anomaly
-        state.anomaly = self.check_nan
+        self._prev = state.anomaly, state.check_nan
+        state.anomaly, state.check_nan = True, self.check_nan
 
     def __exit__(self, *exc):
-        state.anomaly = self._prev
+        state.anomaly, state.check_nan = self._prev
         return False
 
 
-def set_detect_anomaly(mode):
-    state.anomaly = bool(mode)
+def set_detect_anomaly(mode, check_nan=True):
+    state.anomaly, state.check_nan = bool(mode), bool(check_nan)
 
 
 def is_anomaly_enabled():

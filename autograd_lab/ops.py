@@ -97,11 +97,11 @@ mul = Op("MulBackward0", np.multiply,
 
 div = Op("DivBackward0", np.true_divide,
          vjp=(lambda g, y, a, b: g / b,
-              lambda g, y, a, b: -g * y / b),
+              lambda g, y, a, b: -g * a / (b * b)),
          jvp=(lambda t, y, a, b: t / b,
-              lambda t, y, a, b: -t * y / b),
+              lambda t, y, a, b: -t * a / (b * b)),
          promote=True,
-         floating=True)
+         floating=True, saves="inputs")
 
 reciprocal = Op("ReciprocalBackward0", np.reciprocal,
                 vjp=(lambda g, y, x: -g * y * y,),
@@ -158,19 +158,25 @@ def power(base, exponent):
         if exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         dtypes.check_fits(exponent, base._data.dtype)
-    return pow(base, exponent)
+    return pow(base, exponent) if isinstance(exponent, Tensor) else pow_number(base, exponent)
 
 
 def _is_int_number(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
-pow = Op(lambda args, p: ("PowBackward1" if isinstance(args[1], Tensor) else "PowBackward0")
-         if isinstance(args[0], Tensor) else "PowBackward2",
+pow = Op(lambda args, p: "PowBackward1" if isinstance(args[0], Tensor) else "PowBackward2",
          _pow_forward,
          vjp=(_pow_base, _pow_exponent),
          jvp=(_pow_base, _pow_exponent),
          promote=True)
+
+# a tensor to a number's power: the rules read the tensor only (so x ** 2 then an in-place
+# change of the result is fine, as in torch)
+pow_number = Op("PowBackward0", _pow_forward,
+                vjp=(_pow_base, None),
+                jvp=(_pow_base, None),
+                promote=True, saves="inputs")
 
 
 def _max_share(a, b):
@@ -208,7 +214,7 @@ where = Op("WhereBackward0", np.where,
            jvp=(None,
                 lambda t, y, cond, a, b: where(cond, t, 0.0),
                 lambda t, y, cond, a, b: where(cond, 0.0, t)),
-           promote=1, saves="inputs")
+           promote=1, saves=(0,))
 
 
 def _clamp_forward(x, min=None, max=None):
@@ -610,9 +616,7 @@ index = Op(_index_name, _index_forward,
 def _scatter_forward(g, shape, key, lead=0):
     """Zeros of ``shape`` with g added at ``key`` (repeated indices add up)."""
     out = np.zeros(g.shape[:lead] + tuple(shape), dtype=g.dtype)
-    full = (slice(None),) * lead + key
-    split = _ints_first(full)         # (as index applies it: the ints first, on a view)
-    target, full = (out, full) if split is None else (out[split[0]], split[1])
+    target, full = _target(out, key, lead)
     if any(isinstance(k, np.ndarray) and k.dtype != bool for k in full):   # integer indices may
         spelled = []                      # repeat: np.add.at adds them up; it wants no masks
         for k in full:
@@ -627,6 +631,64 @@ scatter = Op("IndexPutBackward0", _scatter_forward,
              vjp=(lambda g, y, x, shape, key, lead=0: index(g, key=key, lead=g.ndim - y.ndim + lead),),
              jvp=(lambda t, y, x, shape, key, lead=0: scatter(t, shape=shape, key=key, lead=t.ndim - x.ndim + lead),),
              saves=False)
+
+
+def _target(out, key, lead=0):
+    """(array, key) that index ``out`` as torch reads ``key`` (after ``lead`` batch
+    dimensions): the ints first, on a view, as ``index`` applies them."""
+    full = (slice(None),) * lead + key
+    split = _ints_first(full)
+    return (out, full) if split is None else (out[split[0]], split[1])
+
+
+# -- writes: x with the numbers at ``key`` replaced by ``values`` ------------------------
+# The out-of-place form of x[key] = v, fill_, zero_, copy_ and masked_fill_ (tensor.py
+# records them on x, as torch does).  The numbers at key now come from values: x gets no
+# gradient there, values gets the gradient at key (summed over where it was broadcast).
+# torch names the node after the method that wrote; the rules are the same.
+def _put_forward(x, values, key, lead=0):
+    out = np.array(x)
+    write_into(out, values, key, lead)
+    return out
+
+
+def write_into(out, values, key, lead=0):
+    """out[key] = values, in place, with torch's order of indices and its words."""
+    target, full = _target(out, key, lead)
+    if lead and np.ndim(values):      # a batch of values (forward mode): in front of the region
+        region = target[full].shape
+        values = np.reshape(values, values.shape[:lead] + (1,) * (len(region) - values.ndim) +
+                            values.shape[lead:])
+    try:
+        target[full] = values
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(values))} cannot be "
+                           f"broadcast to indexing result of shape {list(target[full].shape)}") from None
+
+
+def _write_rules(saves):
+    return dict(
+        vjp=(lambda g, y, x, values, key, lead=0: index_put(g, 0.0, key=key, lead=g.ndim - y.ndim + lead),
+             lambda g, y, x, values, key, lead=0: index(g, key=key, lead=g.ndim - y.ndim + lead)),
+        jvp=(lambda t, y, x, values, key, lead=0: index_put(t, 0.0, key=key, lead=t.ndim - y.ndim + lead),
+             lambda t, y, x, values, key, lead=0:
+             index_put(np.zeros(t.shape[:t.ndim - np.ndim(values)] + y.shape, y.dtype), t, key=key,
+                       lead=t.ndim - np.ndim(values))),
+        saves=saves)
+
+
+# torch keeps the index (or mask) of these, so a second backward is refused; fill_ and
+# zero_ keep nothing
+index_put = Op("IndexPutBackward0", _put_forward, **_write_rules("index"))          # x[indices] = v
+copy_slices = Op("torch::autograd::CopySlices", _put_forward, **_write_rules("index"))   # a write through a view, or x[0] = v
+masked_fill = Op(lambda args, p: "MaskedFillBackward1" if isinstance(args[1], Tensor) else "MaskedFillBackward0",
+                 _put_forward, **_write_rules("index"))
+fill = Op(lambda args, p: "FillBackward3" if isinstance(args[1], Tensor) else "FillBackward2",
+          _put_forward, **_write_rules(False))
+zero = Op("ZeroBackward0", _put_forward, **_write_rules(False))
+copy = Op("torch::autograd::CopyBackwards", _put_forward, **_write_rules(False))
+# a view whose base was written since it was made reads the base's new history
+as_strided = Op("AsStridedBackward0", _index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
 
 
 def _along(dim, ndim, k):
@@ -695,7 +757,7 @@ clone = Op("CloneBackward0", np.array,
            saves=False)
 
 # what backward(create_graph=True) stores in a leaf's .grad: its own copy, still recorded
-grad_copy = Op("CopyBackwards", np.array, vjp=clone.vjp, jvp=clone.jvp, saves=False)
+grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=clone.jvp, saves=False)
 
 
 # -- products ---------------------------------------------------------------------------
@@ -924,7 +986,9 @@ def _nll_jvp(d, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
     return _summed(picked, coef, reduction, total)
 
 
-nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves=False)
+# (the rule reads only the input's shape, but torch saves the input itself: so a write to
+# it before the backward is refused, and a second backward too, as in torch)
+nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs")
 
 
 # -- entries of the table that other parts of the package look up by name --------------

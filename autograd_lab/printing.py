@@ -122,7 +122,7 @@ def tensor_repr(t):
     if d not in (dtypes.float32, dtypes.int64, dtypes.bool_) or (a.size == 0 and d is not dtypes.float32):
         suffixes.append(f"dtype={d!r}")      # torch names the dtype of an empty non-float tensor
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffixes.append(f"grad_fn={t.grad_fn!r}")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     text = prefix + _with_suffixes(array_str(a, len(prefix)), suffixes, len(prefix))

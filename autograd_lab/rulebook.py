@@ -25,9 +25,11 @@ class Rule:
     forward: str         # the NumPy forward, as source text
     vjp: tuple           # one expression per input (or one for all inputs)
     jvp: tuple
-    saves: bool | str    # what the rules read: True (inputs and output), "inputs",
-                         # "output" or False (shapes only); a backward frees saved values
+    saves: bool | str | tuple   # what the rules read (Op.saves): True (inputs and output),
+                                # "inputs", "others", "output", input positions, "index" or
+                                # False (shapes only); a backward frees saved values
     differentiable: bool
+    keeps: str = ""      # the same in words: "the output", "a and b", "nothing", ...
 
 
 def _lambdas_by_line():
@@ -93,6 +95,18 @@ def _inputs(op):
     return ()
 
 
+def _keeps(saves, inputs):
+    """What a node of the op keeps for its backward, in words (what an in-place change of
+    it would spoil, and what a backward frees)."""
+    names = " and ".join(inputs) or "the inputs"
+    if saves is True:
+        return f"{names} and the output"
+    if type(saves) is tuple:
+        return " and ".join(inputs[i] for i in saves)
+    return {"inputs": names, "others": f"{names} (each for the other's rule)", "output": "the output",
+            "index": "the index"}.get(saves, "nothing")
+
+
 def rules():
     """One :class:`Rule` per operation in ``ops.py``, in the order they are defined."""
     lambdas = _lambdas_by_line()
@@ -103,8 +117,9 @@ def rules():
             ((_text(op.vjp_all, lambdas),) if op.vjp_all else ())
         jvp = tuple(_text(f, lambdas) for f in op.jvp) if op.jvp else \
             ((_text(op.jvp_all, lambdas),) if op.jvp_all else ())
-        table.append(Rule(name, grad_fn, _inputs(op), _text(op.forward, lambdas), vjp, jvp,
-                          op.saves, op.differentiable))
+        inputs = _inputs(op)
+        table.append(Rule(name, grad_fn, inputs, _text(op.forward, lambdas), vjp, jvp,
+                          op.saves, op.differentiable, _keeps(op.saves, inputs)))
     return table
 
 
@@ -117,18 +132,20 @@ def rule(name):
 
 
 def markdown(differentiable_only=True):
-    """The table as Markdown: one row per operation, one line per input's rule."""
+    """The table as Markdown: one row per operation (its name over its grad_fn name), one
+    line per input's rule.  Four columns, so that a row fits a page's text column."""
     def cell(parts, inputs):
         if len(parts) == len(inputs) and len(parts) > 1:
             return "<br>".join(f"{i}: `{p}`" for i, p in zip(inputs, parts))
         return "<br>".join(f"`{p}`" for p in parts)
 
-    rows = ["| op | grad_fn | forward | VJP: gradient to each input (g = dL/dy) | "
-            "JVP: tangent of y (t = input's tangent) |", "|---|---|---|---|---|"]
+    rows = ["| op and its grad_fn | forward | VJP: gradient to each input (g = dL/dy) | "
+            "JVP: tangent of y (t = input's tangent) |", "|---|---|---|---|"]
     for r in rules():
         if differentiable_only and not r.differentiable:
             continue
-        rows.append(f"| `{r.name}` | `{r.grad_fn}` | `{r.forward}` | {cell(r.vjp, r.inputs)} | "
+        grad_fns = "<br>".join(f"`{n}`" for n in r.grad_fn.split(" / "))
+        rows.append(f"| **{r.name}**<br>{grad_fns} | `{r.forward}` | {cell(r.vjp, r.inputs)} | "
                     f"{cell(r.jvp, r.inputs)} |")
     return "\n".join(rows)
 

@@ -4,10 +4,13 @@ A tensor holds its numbers in ``_data`` (a NumPy array).  A *leaf* is a tensor t
 user made; if it ``requires_grad``, backward accumulates into its ``.grad``.  A tensor
 computed from others carries ``grad_fn``, the graph node that made it.  Every
 arithmetic method below just calls an operation from ``ops.py``, where each operation's
-forward and derivative rules live together.
+forward and derivative rules live together.  An in-place method (``x.add_(v)``,
+``x[mask] = 0``) is its out-of-place operation written into the tensor's memory and
+recorded as the tensor's new history (see the in-place section).
 """
 import sys
 import warnings
+import weakref
 
 import numpy as np
 
@@ -15,16 +18,22 @@ from . import devices, dtypes
 from .modes import state
 
 
+VIEW_OF_A_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
 class Tensor:
     # every tensor has its array and its grad_fn (None for a leaf); attributes that most
     # tensors never set live on the class, so making a tensor is cheap
-    __slots__ = ("_data", "grad_fn", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_grad_fn", "__dict__", "__weakref__")
     _requires_grad = False
     _grad = None
     _accumulate = None      # the AccumulateGrad node of a leaf that requires grad
     _retains_grad = False
     _tangent = None         # forward mode: the tangent carried with this value
-    _vbox = None            # [version, grad_fn] of in-place writes, shared with views and detach()es
+    _vbox = None            # [version, node that computed the numbers]: shared with views and detach()es
+    _base = None            # a view: the tensor whose memory it views (torch's ._base)
+    _seen = 0               # a view: the version its grad_fn was made at (see grad_fn)
+    _made_in_no_grad = False  # a view made under no_grad
     _swapped = -1           # state.writes when `x.data = ...` last replaced the array
     _inference = False      # made inside inference_mode
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__
@@ -36,7 +45,7 @@ class Tensor:
         else:
             data = np.zeros(tuple(args), dtype=dtypes.to_numpy(dtype) or dtypes.DEFAULT_FLOAT)
         self._data = data
-        self.grad_fn = None
+        self._grad_fn = None
         if requires_grad:
             self.requires_grad = True
 
@@ -44,7 +53,7 @@ class Tensor:
     def _make(cls, array):
         t = object.__new__(Tensor)
         t._data = array
-        t.grad_fn = None
+        t._grad_fn = None
         return t
 
     # -- what it is ------------------------------------------------------------
@@ -82,6 +91,18 @@ class Tensor:
 
     def is_inference(self):
         return self._inference
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for a leaf).  A view whose base was written
+        in place since gets the base's new history, as in torch (AsStridedBackward0)."""
+        if self._base is not None and self._seen != self._vbox[0]:
+            self._see_base()
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
 
     @property
     def is_leaf(self):
@@ -157,7 +178,7 @@ class Tensor:
                                "or complex dtype")
         self._data = value._data
         state.writes += 1                 # nodes that saved this tensor look again (engine._check_versions)
-        self._swapped = state.writes
+        self._swapped = state.swapped = state.writes
 
     # -- graph ------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -169,7 +190,6 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is not None and not self._retains_grad:
             self._retains_grad = True
-            import weakref
             self.grad_fn.retain = weakref.ref(self)
 
     @property
@@ -508,86 +528,174 @@ class Tensor:
     def equal(self, other):
         return functions.equal(self, other)
 
-    # -- in place (for tensors outside the graph, as torch allows) ---------------
-    # Every in-place write bumps the tensor's version.  A node that saved a tensor
-    # remembers the version it saw, and the engine refuses to use a value changed since
-    # (torch's "modified by an inplace operation").  Views (reshape, transpose, slicing)
-    # and detach() share the counter with their source; .data does not (in torch too:
-    # that is what makes .data unsafe).
+    # -- in place --------------------------------------------------------------------------
+    # An in-place method is its out-of-place method recorded on the tensor, as torch
+    # records it: x.exp_() computes x.exp(), writes the numbers into x's memory, adds one
+    # to x's version and makes the new node x's grad_fn.  That node's input is x as it
+    # was; a rule that reads that old value gets a copy of it, as the memory now holds the
+    # new one (torch saves the original too).
+    #
+    # Versions: a tensor shares its counter with its views and its detach()es, not with
+    # .data (nor in torch: that is what makes .data unsafe).  A node remembers the versions
+    # of the values it saved, and the engine refuses to use one changed since
+    # (engine._check_versions) -- only where a rule reads it (Op.saves).
+    #
+    # Views: a write through a view is a write into its base.  The base's grad_fn becomes
+    # CopySlices, which puts the view's new numbers into the base's old history; a view of
+    # the base then reads the base's new history (AsStridedBackward0, made when asked).
     @property
     def _version(self):
         return self._vbox[0] if self._vbox is not None else 0
 
     def _box(self):
-        """[version, node that made these numbers]: shared by this tensor, its views and
+        """[version, node that computed these numbers]: shared by this tensor, its views and
         its detach()es."""
         if self._vbox is None:
-            self._vbox = [0, self.grad_fn]
+            self._vbox = [0, self._grad_fn]
         return self._vbox
 
     def _bump(self):
         box = self._box()
         box[0] += 1
         state.writes += 1
-        if box[1] is not None:            # the node that computed these numbers may have saved them
-            box[1].out_written = True
+        if box[1] is not None:            # the node that computed these numbers may have saved
+            box[1].out_box = box          # them: from now on it compares their version
+            box[1] = None
 
-    def _check_inplace(self, value=None):
-        if not state.grad_enabled:
-            return
-        if self.grad_fn is None and self._requires_grad:
+    def _see_base(self):
+        """A view whose base was written since its grad_fn was made: its numbers are now the
+        base's, so its history is a piece of the base's new one (whatever the grad mode)."""
+        base = self._base
+        key = _place(self._data, base._data)
+        self._seen = self._vbox[0]
+        grad_mode, state.grad_enabled = state.grad_enabled, True
+        try:
+            self._grad_fn = ops.as_strided(base, key=key)._grad_fn
+        finally:
+            state.grad_enabled = grad_mode
+        t = base._tangent
+        if t is not None:                 # (forward mode: its tangent is the base's there too)
+            self._tangent = ops.as_strided(t, key=key, lead=t.ndim - base._data.ndim)
+
+    def _check_inplace(self):
+        if self._inference and not state.inference:
+            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                               "You can make a clone to get a normal tensor before doing inplace update."
+                               "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+        if state.grad_enabled and self._grad_fn is None and self._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        if self.grad_fn is not None or (isinstance(value, Tensor) and value.requires_grad):
-            raise RuntimeError(
-                "autograd_lab does not record in-place operations on tensors that are part of a "
-                "graph; write y = y + 1 instead of y += 1, or use al.where / al.cat to build a "
-                "new tensor.")
-
-    def _check_writable(self, value):
-        self._check_inplace(value)
         if not self._data.flags.writeable:  # an expand()ed view: one number seen many times
             raise RuntimeError("unsupported operation: more than one element of the written-to "
                                "tensor refers to a single memory location. Please clone() the "
                                "tensor before performing the operation.")
 
-    def _write(self, value, key=Ellipsis):
-        self._check_writable(value)
-        self._data[key] = value._data if isinstance(value, Tensor) else value
+    def _check_view(self, recorded):
+        """torch's refusals of a write through a view that would be recorded."""
+        base = self._base
+        if not state.grad_enabled:
+            return
+        if self._made_in_no_grad and (recorded or base.requires_grad):
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either both "
+                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked).")
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(VIEW_OF_A_LEAF)
+
+    def _overwrite(self, result):
+        """Write ``result``, computed from this tensor as it is, into its memory, and make
+        result's node this tensor's history -- or, through a view, the base's."""
+        node, base = result._grad_fn, self._base
+        if base is not None:
+            self._check_view(node is not None)
+        if node is not None and node.op.reads_inputs and node.args[0] is self and node.reads(0):
+            old = Tensor._make(self._data.copy())       # the rule reads x as it was
+            old._grad_fn, old._tangent = node.next[0], self._tangent
+            node.args = (old, *node.args[1:])
+            if node.arrays[0] is self._data:
+                node.arrays = (old._data, *node.arrays[1:])
+        have, got = self._data, result._data
+        if sys.getrefcount(have) == 3 and have.base is None and got.base is None and got.dtype == have.dtype:
+            self._data = got              # no one else holds these numbers: take the new ones, no copy
+        else:
+            have[...] = got               # (cast as C casts: int8 += 300 wraps, as in torch)
         self._bump()
+        if node is None and result._tangent is None:
+            return self
+        if node is not None:              # its output is this memory now: it sees later writes
+            _made(node, self)
+        if base is None:
+            self._take(node, result._tangent)
+        else:                             # the base's new numbers: its old ones, this view's new ones
+            whole = graph.attach(ops.copy_slices, (base, result), {"key": _place(self._data, base._data)},
+                                 base._data)
+            if whole._grad_fn is not None:
+                _made(whole._grad_fn, base)
+            base._take(whole._grad_fn, whole._tangent)
+        if node is not None and node.packed is not None:
+            graph.saving_written(node, self)      # saved_tensors_hooks: x as it was, and x now
         return self
 
-    def _inplace(self, out_of_place, other):
-        """x.add_(v), x += v: the out-of-place result, with torch's promotion, wrap-around
-        and refusals, written into x's memory when x's shape and dtype can hold it."""
-        self._check_writable(other)
-        result = out_of_place(self, other)._data
-        if result.shape != self._data.shape:
-            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
-                               f"broadcast shape {list(result.shape)}")
-        if not dtypes.can_cast(result.dtype, self._data.dtype):
-            raise RuntimeError(f"result type {dtypes.scalar_type_name(result.dtype)} can't be cast "
-                               f"to the desired output type {dtypes.scalar_type_name(self._data.dtype)}")
-        np.copyto(self._data, result, casting="unsafe")
-        self._bump()
-        return self
+    def _take(self, node, tangent):
+        """Make ``node`` this tensor's history (a retained gradient moves with it, as in
+        torch), and ``tangent`` its tangent."""
+        if node is not None:
+            if self._retains_grad:
+                self._grad_fn.retain, node.retain = None, weakref.ref(self)
+            self._grad_fn = node
+        self._tangent = tangent
 
-    def _augmented(self, other, out_of_place):
-        """x += v: in place when no graph is involved; otherwise the name is rebound to a
-        new, recorded tensor (torch would rebase the graph in place)."""
-        if state.grad_enabled and (self.requires_grad or (isinstance(other, Tensor) and other.requires_grad)):
-            if self.grad_fn is None and self._requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-            return out_of_place(self, other)
-        return self._inplace(out_of_place, other)
+    def _put(self, op, value, key=(Ellipsis,)):
+        """Write ``value`` at ``key``: x[key] = v, fill_, zero_, copy_, masked_fill_.  Through
+        a view the write goes into the base, where torch records it (CopySlices)."""
+        self._check_inplace()
+        recorded = _tracked(self) or _tracked(value)
+        if self._base is not None:
+            self._check_view(recorded)
+        if not recorded:                  # nothing to record: just write
+            ops.write_into(self._data, value._data if isinstance(value, Tensor) else value, key)
+            self._bump()
+            return self
+        if self._base is None:
+            return self._overwrite(op(self, value, key=key))
+        base = self._base
+        at = np.ravel_multi_index(_place(self._data, base._data), base.shape)
+        base._overwrite(ops.copy_slices(base, value, key=np.unravel_index(ops._index_forward(at, key),
+                                                                          base.shape)))
+        return self
 
     def zero_(self):
-        return self._write(0)
+        return self._put(ops.zero, 0)
 
     def fill_(self, value):
-        return self._write(value)
+        if isinstance(value, Tensor):
+            if value._data.ndim:
+                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                                   f"{value._data.ndim} dimensions.")
+        elif not _is_number(value):
+            raise TypeError(f"fill_() received an invalid combination of arguments - got "
+                            f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
+                            f" * (Number value)")
+        else:
+            dtypes.check_fits(value, self._data.dtype)
+        return self._put(ops.fill, value)
 
     def copy_(self, src):
-        return self._write(src)
+        if not isinstance(src, Tensor):
+            raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+        _check_into(self._data.shape, src._data.shape)
+        if src._vbox is not None and src._vbox is self._vbox:
+            _check_overlap(self, src)
+        return self._put(ops.copy, src)
+
+    def masked_fill_(self, mask, value):
+        return self._put(ops.masked_fill, *_masked(self, mask, value))
+
+    def masked_fill(self, mask, value):
+        v, key = _masked(self, mask, value)
+        return ops.masked_fill(self, v, key=key)
 
     def __setitem__(self, key, value):
         # torch writes one value through a lone mask with masked_fill_, which takes bool
@@ -598,31 +706,51 @@ class Tensor:
         if fill:
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                                "unsigned char")
-        return self._write(value, arrays)
+        key = arrays if type(arrays) is tuple else (arrays,)
+        value = _setitem_value(self, key, value)
+        # torch's names: a write through a view (an int, None, a part of a dimension, or a
+        # tensor that is a view) is CopySlices; indices alone, IndexPutBackward0; the whole
+        # tensor, FillBackward3 (one number) or CopyBackwards
+        if self._base is not None or _through_a_view(self._data.shape, key):
+            if state.grad_enabled and self._grad_fn is None and self._requires_grad:
+                raise RuntimeError(VIEW_OF_A_LEAF)
+            return self._put(ops.copy_slices, value, key)
+        if any(isinstance(k, np.ndarray) for k in key):
+            return self._put(ops.index_put, value, key)
+        return self._put(ops.copy if value._data.ndim else ops.fill, value, key)
 
-    def add_(self, other, alpha=1):
-        return self._inplace(lambda x, v: x.add(v, alpha), other)
 
-    def sub_(self, other, alpha=1):
-        return self._inplace(lambda x, v: _sub(x, v, alpha), other)
+def _in_place(method, name):
+    """The in-place form of a method: x.exp_() is x.exp(), with torch's promotion,
+    wrap-around and refusals, written into x's memory when x's shape and dtype can hold
+    it, and recorded (Tensor._overwrite)."""
+    def in_place(self, *args, **kwargs):
+        self._check_inplace()
+        for a in args:
+            if type(a) is Tensor and a._vbox is not None and a._vbox is self._vbox:
+                _check_overlap(self, a)   # (a view of the same memory)
+        writing, state.writing = state.writing, self      # (what its node saves: graph.saving)
+        try:
+            result = method(self, *args, **kwargs)
+        finally:
+            state.writing = writing
+        shape, dtype = self._data.shape, self._data.dtype
+        if result._data.shape != shape:
+            _check_into(shape, result._data.shape)
+        if result._data.dtype != dtype and not dtypes.can_cast(result._data.dtype, dtype):
+            raise RuntimeError(f"result type {dtypes.scalar_type_name(result._data.dtype)} can't be cast "
+                               f"to the desired output type {dtypes.scalar_type_name(dtype)}")
+        return self._overwrite(result)
+    in_place.__name__ = in_place.__qualname__ = name
+    in_place.__doc__ = f"In-place version of :meth:`{method.__name__}`."
+    return in_place
 
-    def mul_(self, other):
-        return self._inplace(Tensor.mul, other)
 
-    def div_(self, other):
-        return self._inplace(Tensor.div, other)
-
-    def __iadd__(self, other):
-        return self._augmented(other, Tensor.__add__)
-
-    def __isub__(self, other):
-        return self._augmented(other, Tensor.__sub__)
-
-    def __imul__(self, other):
-        return self._augmented(other, Tensor.__mul__)
-
-    def __itruediv__(self, other):
-        return self._augmented(other, Tensor.__truediv__)
+for _name in ("add", "sub", "mul", "div", "pow", "clamp", "clip", "relu", "sigmoid", "tanh", "exp", "log",
+              "log1p", "sin", "cos", "abs", "neg", "sqrt", "sign", "floor", "ceil", "round"):
+    setattr(Tensor, _name + "_", _in_place(getattr(Tensor, _name), _name + "_"))
+for _name in ("add", "sub", "mul", "truediv"):     # x += v is x.add_(v)
+    setattr(Tensor, f"__i{_name}__", _in_place(getattr(Tensor, f"__{_name}__"), f"__i{_name}__"))
 
 
 class _HookHandle:
@@ -757,6 +885,153 @@ def _unwrap(data):
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data
+
+
+def _made(node, t):
+    """``node`` made the numbers in ``t``'s memory (an in-place write): it notes the version
+    they are at, so that a later write is seen -- refused if its rules read them
+    (engine._check_versions), shown as overwritten in pictures of the graph."""
+    if node.op.reads_output:
+        node.out = t._data
+    node.out_box, node.out_version = t._vbox, t._vbox[0]
+
+
+def _tracked(t):
+    """Whether an in-place write of (or through) ``t`` must be recorded: it requires grad
+    (in grad mode) or carries a tangent."""
+    return type(t) is Tensor and ((state.grad_enabled and t.requires_grad) or t._tangent is not None)
+
+
+def _is_number(v):
+    return isinstance(v, (bool, int, float, np.number, np.bool_))
+
+
+def _place(view, base):
+    """Where each number of the array ``view`` sits in ``base``, an array sharing its
+    memory: an index into base, found from the numbers' addresses."""
+    def addresses(a):
+        at = np.array(a.__array_interface__["data"][0])
+        for n, stride in zip(a.shape, a.strides):
+            at = np.add.outer(at, np.arange(n) * stride)
+        return at
+    spots = addresses(base).ravel()
+    order = np.argsort(spots, kind="stable")
+    flat = order[np.searchsorted(spots, addresses(view), sorter=order)]
+    return np.unravel_index(flat, base.shape)
+
+
+def _through_a_view(shape, key):
+    """Whether torch's x[key] = v writes through a view of x: when the key has an int, a
+    None or a slice that is not the whole of its dimension (those apply first)."""
+    claimed = sum(k.ndim if _is_mask(k) else 0 if k is None or k is Ellipsis else 1 for k in key)
+    dims = iter(shape)
+    for k in key:
+        if k is Ellipsis:
+            for _ in range(len(shape) - claimed):
+                next(dims)
+        elif k is None or isinstance(k, (bool, int, np.integer, np.bool_)):
+            return True
+        elif isinstance(k, slice):
+            n = next(dims, 0)
+            if k.start not in (None, 0) or k.step not in (None, 1) or (k.stop is not None and k.stop < n):
+                return True
+        else:                             # indices: a mask takes as many dimensions as it has
+            for _ in range(k.ndim if _is_mask(k) else 1):
+                next(dims, 0)
+    return False
+
+
+def _setitem_value(x, key, value):
+    """The value of ``x[key] = value`` as a tensor, checked as torch checks it: a number
+    becomes a constant of x's dtype; through indices (index_put_) a tensor must have x's
+    dtype, unless one number goes through a lone mask (masked_fill_, which casts); without
+    indices (copy_) it must expand to the shape written."""
+    if _is_number(value):
+        dtypes.check_fits(value, x._data.dtype)
+        return Tensor._make(np.array(value).astype(x._data.dtype))
+    if not isinstance(value, Tensor):
+        kind = type(value)
+        kind = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+        raise TypeError(f"can't assign a {kind} to a al.{dtypes.scalar_type_name(x._data.dtype)}Tensor")
+    if value._vbox is not None and value._vbox is x._vbox and value._data.ndim:
+        _check_overlap(x, value)          # (one number is read first, as fill_ reads it)
+    if any(isinstance(k, np.ndarray) for k in key):
+        one_mask = value._data.ndim == 0 and len(key) == 1 and _is_mask(key[0])
+        if value._data.dtype != x._data.dtype and not one_mask:
+            raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                               f"{dtypes.scalar_type_name(x._data.dtype)} for the destination and "
+                               f"{dtypes.scalar_type_name(value._data.dtype)} for the source.")
+    else:
+        _check_expand(value._data.shape, ops._index_forward(x._data, key).shape, value.dtype)
+    return value
+
+
+def _check_overlap(written, read):
+    """Refuse, as torch does, an in-place op that reads a tensor lying over the memory it
+    writes in another way: it would read numbers it has already written.  (Like torch, it
+    passes over layouts with gaps, where telling is too hard.)"""
+    a, b = written._data, read._data
+    if a is b or not (np.may_share_memory(a, b) and _dense(a) and _dense(b)):
+        return
+    if a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.strides == b.strides:
+        return                            # the same numbers, laid out the same way: fine
+    raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
+                       "tensor refer to a single memory location. Please clone() the tensor before "
+                       "performing the operation.")
+
+
+def _dense(a):
+    """Whether an array's numbers fill one block of memory, in some order, with no gaps."""
+    step = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != step:
+            return False
+        step *= n
+    return True
+
+
+def _check_expand(shape, target, dtype):
+    """Refuse, in torch's words, a value that x[key] = v cannot expand to the shape it writes
+    (torch first drops the value's leading dimensions of size 1)."""
+    shape = tuple(shape)
+    while shape and shape[0] == 1 and len(shape) > len(target):
+        shape = shape[1:]
+    if len(shape) > len(target):
+        raise RuntimeError(f"expand(al.{dtypes.scalar_type_name(dtype.numpy)}Tensor{{{list(shape)}}}, "
+                           f"size={list(target)}): the number of sizes provided ({len(target)}) must be "
+                           f"greater or equal to the number of dimensions in the tensor ({len(shape)})")
+    for i in range(1, len(shape) + 1):
+        if shape[-i] not in (1, target[-i]):
+            raise RuntimeError(f"The expanded size of the tensor ({target[-i]}) must match the existing "
+                               f"size ({shape[-i]}) at non-singleton dimension {len(target) - i}.  "
+                               f"Target sizes: {list(target)}.  Tensor sizes: {list(shape)}")
+
+
+def _masked(x, mask, value):
+    """(value, key) of x.masked_fill(mask, value), checked as torch checks them."""
+    if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+        kind = mask._data.dtype if isinstance(mask, Tensor) else np.asarray(mask).dtype
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{dtypes.c_type_name(kind)}")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s).")
+    else:
+        dtypes.check_fits(value, x._data.dtype)
+    _check_into(x._data.shape, mask._data.shape)
+    return value, (np.broadcast_to(mask._data, x._data.shape).copy(),)
+
+
+def _check_into(shape, other):
+    """Refuse, in torch's words, a shape that does not broadcast to ``shape`` (the shape of
+    the tensor an in-place op writes)."""
+    mismatch = graph.broadcast_mismatch(shape, other)
+    if mismatch:
+        raise RuntimeError(mismatch)
+    both = np.broadcast_shapes(shape, other)
+    if both != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(both)}")
 
 
 def _one_uint8_mask(key):

@@ -629,9 +629,11 @@ class _GraphModel:
         name = self.node_names.get(id(node))
         if name is not None and name != skip_name:
             lines.append((name, "muted"))
-        lines.append((node.name(), "op"))
+        lines.append((node.name().split("::")[-1], "op"))
         if is_stand_in(node.out):               # a big output no rule reads: not kept
             lines += [("shape " + _shape_str(node.out.shape), "muted"), ("value not kept", "note")]
+        elif node.overwritten:                  # its numbers were written over in place since
+            lines += [("shape " + _shape_str(node.out.shape), "muted"), ("overwritten in place", "note")]
         else:
             lines += self._value_lines(node.out)
         v = self._add("op", lines)
@@ -641,7 +643,7 @@ class _GraphModel:
             self.freed_any = True
             v.lines.append(("saved values freed", "note"))
         self.n_ops += 1
-        self.op_names.append(node.name())
+        self.op_names.append(node.name().split("::")[-1])
         return v
 
     def _const(self, arg):
@@ -968,7 +970,7 @@ def _place_rows(layers, segs, gap=0.2):
                 v.y = zz + o
 
 
-def draw_graph(tensor, names=None, *, trace=None, title=None, figsize=None, max_width=10.5,
+def draw_graph(tensor, names=None, *, trace=None, title=None, figsize=None, max_width=6.8,
                value_width=22):
     """Draw the graph behind ``tensor``: leaves on the left, the output on the right.
 
@@ -987,7 +989,8 @@ def draw_graph(tensor, names=None, *, trace=None, title=None, figsize=None, max_
       gradient it received and the output with its seed.
 
     Deep graphs wrap into bands no wider than ``max_width`` inches (a circled letter
-    joins an edge that continues in the next band).  ``figsize`` fixes the figure size
+    joins an edge that continues in the next band); the default, 6.8 inches at 100 dpi,
+    fits the book's text column, so its pictures are shown at their own size.  ``figsize`` fixes the figure size
     (its width is the band width; the drawing is scaled to fit, the text is not).
     """
     if figsize is not None:
@@ -1078,7 +1081,7 @@ def draw_graph(tensor, names=None, *, trace=None, title=None, figsize=None, max_
 def _graph_legend(model, wrapped):
     parts = ["Arrows: data flows forward, from the inputs (left) to the output (right)."]
     if model.trace is not None:
-        parts.append("Red labels (←): the gradient sent back along each edge by the traced backward.")
+        parts.append("Orange labels (←): the gradient sent back along each edge by the traced backward.")
     if model.n_consts:
         parts.append("Grey dashed: constants; no gradient reaches them.")
     if model.freed_any:

@@ -14,6 +14,12 @@
    them, a calibration: the same step on the least a Python tape can be
    (``_minimal_tape.py``: no checks, none of torch's semantics), the floor for any
    engine written in Python on this machine.
+3. In place against out of place: the same MLP step with its bias additions, sigmoid,
+   target subtraction and SGD update written in place (``h.add_(b1).sigmoid_()``, ...,
+   ``p -= lr * p.grad``), against the step written out of place, on the same arrays; then
+   both on tiny arrays (the bookkeeping of recording a write), and a 1,000-step chain of
+   ``y.mul_(1.0001).add_(0.001)`` against ``y = y * 1.0001 + 0.001`` (per operation).
+   PyTorch's ratios beside ours, when it is installed.
 
 Every contestant of a part has one go per turn, in a shuffled order (see ``in_turns``), and
 each ratio is the median over the turns of (this contestant's time / the baseline's time
@@ -196,6 +202,72 @@ def mlp(lib, X, Y, W1, b1, W2, b2):
     return step
 
 
+# -- 3. in place against out of place ------------------------------------------------------
+LR = 0.01
+
+
+def mlp_step(lib, X, Y, W1, b1, W2, b2, in_place):
+    """Part 2's step plus an SGD update, written in place or out of place (the update of the
+    out-of-place form makes new parameter tensors, as a functional optimizer does)."""
+    X, Y = lib.from_numpy(X), lib.from_numpy(Y)
+    params = [lib.from_numpy(p.copy()).requires_grad_() for p in (W1, b1, W2, b2)]
+
+    def step():
+        W1, b1, W2, b2 = params
+        if in_place:
+            h = X @ W1
+            h.add_(b1).sigmoid_()
+            out = h @ W2
+            out.add_(b2).sub_(Y)
+        else:
+            h = (X @ W1 + b1).sigmoid()
+            out = h @ W2 + b2 - Y
+        loss = (out ** 2).mean()
+        loss.backward()
+        with lib.no_grad():
+            for i, p in enumerate(params):
+                if in_place:
+                    p -= LR * p.grad
+                    p.grad = None
+                else:
+                    params[i] = (p - LR * p.grad).requires_grad_()
+        return loss
+    return step
+
+
+def chain_in_place(lib):
+    """Part 1's chain, written in place (on x * 1: a leaf that requires grad refuses)."""
+    def run():
+        x = lib.ones(4, requires_grad=True)
+        y = x * 1
+        for _ in range(STEPS):
+            y.mul_(1.0001).add_(0.001)
+        y.sum().backward()
+        return x.grad
+    return run
+
+
+def in_place_part(torch):
+    libs = [("autograd_lab", al)] + ([(f"PyTorch {torch.__version__}", torch)] if torch is not None else [])
+    for title, data, turns in (("batch 256, 784 -> 256 -> 10", mlp_data(), 100),
+                               ("2 x 8 inputs (bookkeeping)", mlp_data(batch=2, n_in=8, hidden=4, n_out=3), 1000)):
+        for name, lib in libs:
+            ins, outs = mlp_step(lib, *data, in_place=True), mlp_step(lib, *data, in_place=False)
+            for _ in range(3):            # same numbers first, step after step
+                assert np.allclose(float(ins().detach()), float(outs().detach()), rtol=1e-5)
+            times = in_turns([("in place", ins), ("out of place", outs)], turns=turns)
+            low, mid, high = median_interval(turn_ratios(times, "in place", "out of place"))
+            print(f"   {title:28s} {name:14s} in place {statistics.median(times['in place']) * 1e3:7.3f} ms, "
+                  f"out of place {statistics.median(times['out of place']) * 1e3:7.3f} ms: "
+                  f"{mid:5.3f}x ({low:.3f}-{high:.3f})" +
+                  (f" -> {verdict((low, mid, high), 1.0)}" if lib is al else ""))
+    for name, lib in libs:
+        times = in_turns([("in place", chain_in_place(lib)), ("out of place", chain(lib))], turns=40)
+        low, mid, high = median_interval(turn_ratios(times, "in place", "out of place"))
+        print(f"   {'chain, per operation':28s} {name:14s} in place {statistics.median(times['in place']) / OPS * 1e6:6.2f} us, "
+              f"out of place {statistics.median(times['out of place']) / OPS * 1e6:6.2f} us: {mid:5.3f}x ({low:.3f}-{high:.3f})")
+
+
 def main():
     torch, hips, mygrad = optional("torch"), optional("autograd"), optional("mygrad")
     if torch is not None:
@@ -264,6 +336,9 @@ def main():
     print(f"   difference per step {extra(times, 'autograd_lab'):.0f} us; the same graph on 2 x 8 inputs, "
           f"where the arithmetic costs next to nothing: autograd_lab's bookkeeping "
           f"{extra(small, 'autograd_lab'):.0f} us, the minimal tape's {extra(small, 'tape'):.0f} us")
+
+    print("\n3. In place / out of place, forward + backward + SGD update (goal: no more than 1.0x)")
+    in_place_part(torch)
 
 
 if __name__ == "__main__":

@@ -84,11 +84,48 @@ CASES = [
     ("bce_with_logits", lambda a, b: al.nn.functional.binary_cross_entropy_with_logits(a, b.sigmoid(), reduction="sum"),
      [(4,), (4,)], None),
     ("cross_entropy", lambda a: al.nn.functional.cross_entropy(a, al.tensor([2, 0])), [(2, 3)], None),
+    # in place: the out-of-place rule recorded on the tensor (always an intermediate here:
+    # a leaf that requires grad refuses); a write through a view is recorded on its base
+    ("add_", lambda a, b: (a * 1).add_(b, alpha=2), [(2, 3), (3,)], None),
+    ("mul_, keeping the old value for b", lambda a, b: (a * 1).mul_(b), [(3,), (3,)], None),
+    ("div_ and pow_", lambda a, b: (a * 1).div_(b).pow_(2), [(2, 3), (3,)], "pos"),
+    ("sin_ reads the old value", lambda a: (a * 1).sin_(), [(3,)], None),
+    ("mul_ by a number then exp_", lambda a: (a * 1).mul_(2).exp_(), [(3,)], None),
+    ("clamp_ then relu_", lambda a: (a * 1).clamp_(max=1.0).relu_(), [(6,)], "apart"),
+    ("neg_ then sigmoid_", lambda a: (a * 1).neg_().sigmoid_(), [(3,)], None),
+    ("log_ then tanh_", lambda a: (a * 1).log_().tanh_(), [(3,)], "pos"),
+    ("+= a broadcast tensor", lambda a, b: iadd(a * 1, b), [(2, 3), (1, 3)], None),
+    ("setitem through a mask", lambda a: setitem(a * 1, a > 0, 0.0), [(5,)], "apart"),
+    ("setitem of indices", lambda a, b: setitem(a * 1, al.tensor([0, 2]), b), [(4,), ()], None),
+    ("setitem of a row", lambda a, b: setitem(a * 1, 1, b), [(3, 2), (2,)], None),
+    ("setitem of ints and a list", lambda a, b: setitem(a * 1, (0, [2, 0]), b), [(2, 3), (2,)], None),
+    ("setitem of a whole tensor", lambda a, b: setitem(a * 1, Ellipsis, b), [(2, 3), (3,)], None),
+    ("masked_fill_ with a tensor", lambda a, b: (a * 1).masked_fill_(a > 0, b), [(5,), ()], "apart"),
+    ("masked_fill_ with a number", lambda a: (a * 1).masked_fill_(a > 0, 0.5) * a, [(5,)], "apart"),
+    ("fill_ with a tensor", lambda a, b: (a * 1).fill_(b), [(3,), ()], None),
+    ("zero_", lambda a: (a * 1).zero_() + a, [(3,)], None),
+    ("copy_, broadcast", lambda a, b: (a * 1).copy_(b), [(2, 3), (3,)], None),
+    ("mul_ through a view", lambda a, b: ((y := a * 1)[1:].mul_(b), y)[1], [(3,), (2,)], None),
+    ("exp_ through a transposed row", lambda a: ((y := a * 1), y.t()[0].exp_(), y)[2], [(3, 2)], None),
+    ("setitem through a view", lambda a, b: ((y := a * 1), setitem(y[1:], 0, b), y)[2], [(3, 2), (2,)], None),
+    ("a view read after its base changed", lambda a, b: ((y := a * 1), (v := y[:2]), y.mul_(b), v)[3],
+     [(3,), (3,)], None),
     ("sigmoid_layer", lambda W, b: (al.tensor([[0.0, 1.0]], dtype=al.float64)
                                     - al.sigmoid(W @ al.tensor([[0.1, 0.4], [0.2, 0.6], [0.3, 0.8]],
                                                                dtype=al.float64) + b)) ** 2,
      [(1, 3), (1, 2)], None),
 ]
+
+
+def setitem(y, key, value):
+    """y[key] = value, as an expression (for torch too: it uses only the tensor's own method)."""
+    y[key] = value
+    return y
+
+
+def iadd(y, value):
+    y += value
+    return y
 
 
 def make_inputs(shapes, kind, seed=0):
@@ -107,22 +144,26 @@ def make_inputs(shapes, kind, seed=0):
 
 
 # In-place changes after the forward: (case, make(a) -> (y, what is changed), the error's
-# node or None).  torch checks only the values a node saved: exp saves its output, mul its
-# inputs, add nothing; a change to anything else is not an error.
+# words or None).  torch checks only the values a node saved: exp saves its output, mul its
+# inputs, add nothing; a change to anything else is not an error.  It names the saved
+# tensor by the node that makes it now (a = x * 2 is "output 0 of Mul").
 INPLACE_AFTER_FORWARD = [
     ("input of exp", lambda a: (a.exp(), a), None),
-    ("output of exp", lambda a: (a.exp(), "y"), "output 0 of ExpBackward0"),
+    ("output of exp", lambda a: (a.exp(), "y"), "[al.DoubleTensor [2]], which is output 0 of Exp,"),
     ("output of mul", lambda a: (a * 3, "y"), None),
-    ("input of mul", lambda a: (a * a, a), "input 0 of MulBackward0"),
-    ("output of sigmoid", lambda a: (a.sigmoid(), "y"), "output 0 of SigmoidBackward0"),
+    ("input of mul", lambda a: (a * a, a), "[al.DoubleTensor [2]], which is output 0 of Mul,"),
+    ("output of sigmoid", lambda a: (a.sigmoid(), "y"), "[al.DoubleTensor [2]], which is output 0 of Sigmoid,"),
     ("output of matmul", lambda a: (a @ a, "y"), None),
     ("input of add", lambda a: (a + 1, a), None),
-    ("output of relu", lambda a: (a.relu(), "y"), "output 0 of ReluBackward0"),
+    ("output of relu", lambda a: (a.relu(), "y"), "[al.DoubleTensor [2]], which is output 0 of Relu,"),
     ("input of relu", lambda a: (a.relu(), a), None),
     # a view shares its base's version counter: a write through it is a write to the base
-    ("output of exp, through a view", lambda a: ((y := a.exp()), y.reshape(2, 1)), "output 0 of ExpBackward0"),
-    ("input of mul, through a slice", lambda a: (a * a, a[0:1]), "input 0 of MulBackward0"),
-    ("base of a saved view", lambda a: ((v := a.reshape(2, 1)) * v, a), "input 0 of MulBackward0"),
+    ("output of exp, through a view", lambda a: ((y := a.exp()), y.reshape(2, 1)),
+     "[al.DoubleTensor [2]], which is output 0 of Exp,"),
+    ("input of mul, through a slice", lambda a: (a * a, a[0:1]), "[al.DoubleTensor [2]], which is output 0 of Mul,"),
+    # (a view whose base was written since reads the base's new history: AsStrided)
+    ("base of a saved view", lambda a: ((v := a.reshape(2, 1)) * v, a),
+     "[al.DoubleTensor [2, 1]], which is output 0 of AsStrided,"),
     ("output of mul, through a view", lambda a: ((y := a * 3), y.t()), None),
 ]
 

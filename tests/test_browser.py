@@ -1,25 +1,30 @@
 """Every page of the built book, opened in headless Chromium, works offline.
 
 For each page of the table of contents, in the light and the dark theme: no console
-error, no request to any host but the local server, math typeset by the site's MathJax
-(no raw TeX left), every image loaded with alt text and drawn on an opaque background,
-explorers shown as visible pictures (no dead widget), previous/next links that resolve,
-and a page weight under 2 MB transferred (the local server gzips text as any static
-host does; MathJax's fonts, shared by all pages, are not counted; the uncompressed size
-is reported beside it).
-One full-page screenshot per page (light theme) goes to _build/screenshots/ for review,
-with the first screen of the dark theme beside it.
+error, no request to any host but the local server, math typeset by the site's MathJax,
+no raw markup in the text a reader sees (TeX, pipes of a Markdown table, ``**``, ``:::``;
+code blocks aside), every table printed by a cell rendered as a table, every image loaded
+with alt text and drawn on an opaque background, explorers shown as visible pictures (no
+dead widget), previous/next links that resolve, and a page weight under 2 MB transferred
+(the local server gzips text as any static host does; MathJax's fonts, shared by all
+pages, are not counted; the uncompressed size is reported beside it).  Each page is
+also opened as a first-time visitor would (empty storage, no theme chosen): nothing
+logged as an error or a warning.
+A full-page screenshot of every page, light and dark, goes to _build/screenshots/ for
+review (``python3 tools/dev.py screenshots`` takes only those).
 
 Needs Debian's chromium at /usr/bin/chromium (driven by Playwright's Python package; no
 browser is downloaded). Without it the tests skip with the install command; under
 .ci/run (AUTOGRAD_LAB_REQUIRE_BROWSER=1) they fail instead.
 """
+import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from book_site import ROOT, require_or_skip, toc_docnames
+from book_site import ROOT, require_or_skip, source_of, toc_docnames
 
 pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")
@@ -58,15 +63,17 @@ class Visit:
     """One page load in a fresh browser context, with what it fetched and logged."""
 
     def __init__(self, browser, base, name, theme="light"):
-        self.base, self.outside, self.errors, self.sizes = base, [], [], {}
+        """``theme=None``: a first visit, nothing stored, no theme chosen."""
+        self.base, self.outside, self.errors, self.warnings, self.sizes = base, [], [], [], {}
         self.context = browser.new_context(viewport={"width": 1280, "height": 900},
                                            service_workers="block")
-        # the pydata theme reads the reader's choice from localStorage before painting
-        self.context.add_init_script(
-            f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', '{theme}');")
+        if theme is not None:
+            # the pydata theme reads the reader's choice from localStorage before painting
+            self.context.add_init_script(f"localStorage.setItem('mode', '{theme}'); "
+                                         f"localStorage.setItem('theme', '{theme}');")
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("console", self._console)
         self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
         self.page.on("response", self._response)
         self.response = self.page.goto(base + name, wait_until="load")
@@ -81,6 +88,12 @@ class Visit:
                 await MathJax.startup.promise;
             await document.fonts.ready;
         }""")
+
+    def _console(self, message):
+        if message.type == "error":
+            self.errors.append(message.text)
+        elif message.type == "warning":
+            self.warnings.append(message.text)
 
     def _route(self, route):
         url = route.request.url
@@ -105,16 +118,11 @@ class Visit:
                 total += path.stat().st_size
         return total
 
-    def screenshot(self, name, theme, full_page):
-        """Full pages as JPEG (a 20,000-pixel-tall PNG costs twice the time), screens as PNG."""
+    def screenshot(self, name, theme):
+        """The whole page, as JPEG (a 20,000-pixel-tall PNG costs twice the time)."""
         SHOTS.mkdir(parents=True, exist_ok=True)
-        stem = f"{name.replace('/', '__').removesuffix('.html')}-{theme}"
-        if full_page:
-            path = SHOTS / f"{stem}.jpg"
-            self.page.screenshot(path=str(path), full_page=True, type="jpeg", quality=75)
-        else:
-            path = SHOTS / f"{stem}.png"
-            self.page.screenshot(path=str(path))
+        path = SHOTS / f"{name.replace('/', '__').removesuffix('.html')}-{theme}.jpg"
+        self.page.screenshot(path=str(path), full_page=True, type="jpeg", quality=80)
         return path
 
     def close(self):
@@ -130,6 +138,7 @@ MATH_STATE = """() => {
         math: article.querySelectorAll('.math').length,
         typeset: article.querySelectorAll('mjx-container').length,
         text: copy.innerText,
+        output_tables: article.querySelectorAll('.cell_output table').length,
     };
 }"""
 
@@ -157,7 +166,44 @@ LIVE_WIDGETS = """() => document.querySelectorAll(
     '.jupyter-widgets, .widget-slider, input[type=range], .jp-OutputArea-output .widget-box'
 ).length"""
 
-RAW_TEX = ["\\(", "\\)", "\\[", "\\]", "$$", "\\begin{", "\\frac{", "\\top"]
+# markup a reader should never see as text: TeX left for MathJax (or never given to it),
+# a Markdown table read as plain text, bold that did not parse, a fence that did not close
+RAW_MARKUP = ["$", "\\(", "\\)", "\\[", "\\]", "\\begin{", "\\frac{", "\\top", "\\hat",
+              "**", ":::", "|---", "|—|", "| --- |"]
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
+
+
+# What runs out of the text column: the page itself scrolling sideways, a formula reaching
+# past the column's right edge (display formulas scroll inside their own box), printed
+# output that does not wrap.  Code cells may scroll, as code does.
+OVERFLOW = """() => {
+    const found = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > window.innerWidth + 1)
+        found.push(`the page is ${doc.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    const article = document.querySelector('article');
+    const right = article.getBoundingClientRect().right + 1;
+    for (const m of article.querySelectorAll('mjx-container')) {
+        const r = m.getBoundingClientRect();
+        if (m.getAttribute('display') !== 'true' && r.right > right)
+            found.push(`inline formula past the column: ${m.textContent.slice(0, 60)}`);
+    }
+    for (const pre of article.querySelectorAll('.cell_output pre'))
+        if (pre.scrollWidth > pre.clientWidth + 1)
+            found.push(`output wider than its box: ${pre.textContent.slice(0, 60)}`);
+    return found;
+}"""
+
+
+def markdown_tables_printed(name):
+    """How many Markdown outputs of the page's notebook hold a table."""
+    source = source_of(name.removesuffix(".html"))
+    if source is None or source.suffix != ".ipynb":
+        return 0
+    cells = json.loads(source.read_text(encoding="utf-8"))["cells"]
+    outputs = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    texts = ["".join(o.get("data", {}).get("text/markdown", "")) for o in outputs]
+    return sum(1 for t in texts if TABLE_RULE.search(t))
 
 
 SWITCH_TO_DARK = """() => {
@@ -175,14 +221,19 @@ def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_
     visit = Visit(browser, book_server, name, "light")
     try:
         assert visit.response is not None and visit.response.ok, f"{name} did not load"
+        visit.screenshot(name, "light")          # first, so that a failing page is seen too
         assert visit.page.evaluate("document.documentElement.dataset.theme") == "light"
         assert visit.outside == [], "requests to other hosts"
         assert visit.errors == [], "console errors"
 
-        math = visit.page.evaluate(MATH_STATE)
-        assert math["typeset"] >= math["math"], "math left for MathJax was not typeset"
-        left = [tex for tex in RAW_TEX if tex in math["text"]]
-        assert left == [], f"raw TeX on the page: {left}"
+        state = visit.page.evaluate(MATH_STATE)
+        assert state["typeset"] >= state["math"], "math left for MathJax was not typeset"
+        raw = {m: _around(state["text"], m) for m in RAW_MARKUP if m in state["text"]}
+        assert raw == {}, f"raw markup in the text of {name}"
+        assert visit.page.evaluate(OVERFLOW) == [], "content wider than the text column"
+        tables = markdown_tables_printed(name)
+        assert state["output_tables"] >= tables, \
+            f"{tables} Markdown tables printed by cells, {state['output_tables']} rendered as tables"
 
         images = visit.page.evaluate(IMAGES)
         assert [i["src"] for i in images if not i["loaded"]] == [], "images that did not load"
@@ -201,19 +252,56 @@ def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_
         weight = visit.weight()
         record_property("page_weight", (name, weight, visit.uncompressed_weight(built_html)))
         assert weight <= BUDGET, f"{name} fetches {weight / 1e6:.2f} MB"
-        visit.screenshot(name, "light", full_page=True)       # the whole page, for review
 
         # dark theme: the page really turns dark, and no figure lets it show through
         light_bg = visit.page.evaluate("getComputedStyle(document.body).backgroundColor")
         visit.page.evaluate(SWITCH_TO_DARK)
         visit.page.wait_for_timeout(300)                      # the theme's CSS transition
+        visit.screenshot(name, "dark")
         dark_bg = visit.page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert dark_bg != light_bg, "switching to the dark theme changed nothing"
         see_through = [(i["src"], i["transparent"])
                        for i in visit.page.evaluate(TRANSPARENT_PIXELS) if i["transparent"]]
         assert see_through == [], "images with transparent pixels on a dark page"
         assert visit.outside == [] and visit.errors == []
-        visit.screenshot(name, "dark", full_page=False)       # the first screen, to compare
+    finally:
+        visit.close()
+
+
+def _around(text, markup, width=40):
+    """The first place ``markup`` occurs in ``text``, with some context."""
+    i = text.index(markup)
+    return " ".join(text[max(0, i - width):i + len(markup) + width].split())
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_first_visit_logs_nothing(browser, book_server, name):
+    """A reader's first visit: empty storage, no theme chosen.  No error and no warning
+    in the console (the theme used to log "Got invalid theme mode" on every page), and
+    the page follows the system's light or dark setting."""
+    visit = Visit(browser, book_server, name, theme=None)
+    try:
+        assert visit.page.evaluate("localStorage.getItem('mode')") in (None, "auto")
+        assert visit.errors == [], "console errors on a first visit"
+        assert visit.warnings == [], "console warnings on a first visit"
+        assert visit.page.evaluate("document.documentElement.dataset.theme") in ("light", "dark")
+    finally:
+        visit.close()
+
+
+def test_one_search_box_and_no_header_bar(browser, book_server):
+    """The search box lives in the sidebar; no bar across the top holds a second one."""
+    visit = Visit(browser, book_server, PAGES[1])
+    try:
+        boxes = visit.page.evaluate("""() => Array.from(
+            document.querySelectorAll('.search-button-field, .bd-search')).filter(
+            e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }
+            ).length""")
+        assert boxes == 1
+        header = visit.page.evaluate(
+            "() => { const h = document.querySelector('#pst-header');"
+            " return h ? h.getBoundingClientRect().height : 0; }")
+        assert header == 0, f"a header bar {header} px high above the page"
     finally:
         visit.close()
 

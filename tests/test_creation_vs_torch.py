@@ -103,3 +103,42 @@ def test_a_generator_of_ones_own_repeats_and_keeps_its_stream_apart():
         lib.manual_seed(0)
         assert lib.randn(3, generator=lib.Generator().manual_seed(42)).tolist() == a.tolist()
         assert g.initial_seed() == 42 and lib.manual_seed(5).initial_seed() == 5
+
+
+MADE = {   # tensors the factories make, which in-place methods then write
+    "arange": lambda L: L.arange(-1, 1, 0.25), "arange of ints": lambda L: L.arange(6),
+    "linspace": lambda L: L.linspace(-1, 1, 7), "full": lambda L: L.full((2, 3), 1.5),
+    "zeros": lambda L: L.zeros(2, 3, device="cpu"), "ones": lambda L: L.ones(4, dtype=L.float64),
+    "eye": lambda L: L.eye(3), "empty, then fill_": lambda L: L.empty(3).fill_(2.0),
+    "zeros_like": lambda L: L.zeros_like(L.ones(2, 2)), "randperm": lambda L: L.randperm(5).zero_(),
+    "normal": lambda L: L.normal(0.0, 1.0, (3,)).zero_(),    # (the generators differ: zero_ first)
+    "to a device and a dtype": lambda L: L.ones(3).to("cpu", L.float64),
+}
+
+
+@pytest.mark.parametrize("case", list(MADE))
+def test_in_place_methods_write_into_what_the_factories_make_as_in_torch(case):
+    said = []
+    for lib in (al, torch):
+        t = MADE[case](lib)
+        t.mul_(3).add_(1)
+        t[0] = 5
+        t.clamp_(max=4)
+        if t.is_floating_point():
+            t.exp_().sub_(1)
+        said.append((np.round(t.numpy(), 5).tolist(), str(t.dtype).split(".")[1], t._version))
+    assert said[0] == said[1]
+
+
+@pytest.mark.parametrize("case", ["arange", "linspace", "full", "ones", "eye"])
+def test_a_factorys_tensor_that_requires_grad_is_written_in_place_through_its_graph_as_in_torch(case):
+    said = []
+    for lib in (al, torch):
+        x = MADE[case](lib).requires_grad_()
+        y = x * 1
+        y.sin_()
+        y[0] = 0.5
+        y.mul_(x)
+        y.sum().backward()
+        said.append((np.round(y.detach().numpy(), 5).tolist(), y.grad_fn.name(), np.round(x.grad.numpy(), 5).tolist()))
+    assert said[0] == said[1]

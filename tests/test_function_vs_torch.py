@@ -286,6 +286,65 @@ def test_saved_tensors_hooks_pack_and_unpack_what_torch_saves_in_its_order():
     assert said[0] == said[1]
 
 
+WRITES = {   # an in-place op on y = x * 1: what torch saves is the old y (a copy) or y itself
+    "sin_ saves the old value": lambda y, w: y.sin_(),
+    "exp_ saves its output, y itself": lambda y, w: y.exp_(),
+    "mul_ saves the other, then the old value": lambda y, w: y.mul_(w),
+    "pow_ saves the exponent, the old value, then y": lambda y, w: y.pow_(w),
+    "div_ then sigmoid_": lambda y, w: y.div_(w).sigmoid_(),
+    "clamp_ through a view": lambda y, w: y[1:].clamp_(max=1.5),
+}
+
+
+@pytest.mark.parametrize("case", list(WRITES))
+def test_saved_tensors_hooks_see_what_torch_saves_around_an_in_place_write(case):
+    said = []
+    for lib in (al, torch):
+        seen = []
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        w = lib.tensor([2.0, 0.5, 1.5], requires_grad=True)
+
+        def pack(t):                      # the tensor itself is kept: if it were y before the
+            seen.append((_rounded(t), t._version, t is y))     # write, the backward would read
+            return t                      # what the write left there
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = x * 1
+            WRITES[case](y, w)
+        y.sum().backward()
+        said.append((seen, _rounded(x.grad), _rounded(w.grad) if w.grad is not None else None))
+    assert said[0] == said[1]
+
+
+def test_grad_fn_hands_back_what_an_in_place_write_left_as_torch_does():
+    said = []
+    for lib in (al, torch):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        y = x * 1
+        y.sin_()
+        old = y.grad_fn._saved_self               # the copy of y from before sin_
+        z = x * 1
+        z.exp_()
+        result = z.grad_fn._saved_result          # z as exp_ left it
+        said.append((_rounded(old), old is y, old._version, _rounded(result), result.equal(z), result._version))
+        z.add_(1)                                 # now exp's output is written over
+        said.append(str(error_of(lambda: z.grad_fn.next_functions[0][0]._saved_result)).replace("torch.", "al."))
+        h = x * 1
+        s = h.sin()
+        h.add_(1)
+        said.append(str(error_of(lambda: s.grad_fn._saved_self)).replace("torch.", "al."))
+    assert said[:3] == said[3:] and "is at version 2; expected version 1" in said[1]
+
+
+def test_an_inference_tensor_is_written_in_place_only_inside_inference_mode_as_in_torch():
+    said = []   # (torch writes the numbers before it refuses; autograd_lab refuses first)
+    for lib in (al, torch):
+        with lib.inference_mode():
+            t = lib.ones(3)
+            t.mul_(2)
+        said.append((t.tolist(), error_of(lambda: t.add_(1)), error_of(lambda: t.__setitem__(0, 5.0))))
+    assert said[0] == said[1]
+
+
 def test_inference_mode_makes_inference_tensors_that_autograd_refuses_in_torchs_words():
     said = []
     for lib in (al, torch):

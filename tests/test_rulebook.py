@@ -9,7 +9,7 @@ def test_every_op_in_the_table_has_a_row_with_readable_rules():
         texts = (r.forward,) + r.vjp + r.jvp
         assert all("<lambda>" not in t for t in texts), r
         if r.differentiable:
-            assert r.vjp and r.jvp and "Backward" in r.grad_fn, r
+            assert r.vjp and r.jvp and ("Backward" in r.grad_fn or r.grad_fn.endswith("CopySlices")), r
 
 
 def test_where_row_reads_like_the_math():
@@ -27,5 +27,6 @@ def test_names_that_depend_on_arguments_are_all_listed():
 def test_markdown_table_has_one_row_per_differentiable_op():
     md = rulebook.markdown()
     differentiable = [r for r in rulebook.rules() if r.differentiable]
-    assert md.count("\n| `") == len(differentiable)
-    assert "| `mul` | `MulBackward0` | `np.multiply` | a: `g * b`<br>b: `g * a` |" in md
+    assert md.count("\n| **") == len(differentiable)
+    assert "| **mul**<br>`MulBackward0` | `np.multiply` | a: `g * b`<br>b: `g * a` |" in md
+    assert "| **sum**<br>`SumBackward0`<br>`SumBackward1` |" in md

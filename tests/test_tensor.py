@@ -187,13 +187,15 @@ def test_indexing_is_differentiable_and_repeated_indices_add_up():
     assert x.grad.tolist() == [2.0, 1.0, 3.0]
 
 
-def test_setitem_on_plain_tensor_and_refusal_inside_graph():
+def test_setitem_writes_a_plain_tensor_and_is_recorded_inside_a_graph():
     j = al.zeros(2, 3)
     j[0, :] = al.tensor([1.0, 2.0, 3.0])
-    assert j.tolist()[0] == [1.0, 2.0, 3.0]
-    y = al.ones(2, requires_grad=True) * 2
-    with pytest.raises(RuntimeError, match="does not record in-place operations"):
-        y[0] = 5.0
+    assert j.tolist()[0] == [1.0, 2.0, 3.0] and j._version == 1 and j.grad_fn is None
+    x = al.ones(2, requires_grad=True)
+    y = x * 2
+    y[0] = 5.0                               # y[0] is a view: torch records CopySlices
+    y.sum().backward()
+    assert y.tolist() == [5.0, 2.0] and repr(y.grad_fn) == "<CopySlices>" and x.grad.tolist() == [0.0, 2.0]
 
 
 def test_where_with_branches_that_do_not_broadcast_names_them_like_torch():

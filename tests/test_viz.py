@@ -112,6 +112,17 @@ def test_draw_graph_says_when_an_op_did_not_keep_its_big_output():
     assert t[t.index("SigmoidBackward0") + 1].startswith("[[1., 1.")    # its rule reads it: kept
 
 
+def test_a_node_whose_numbers_were_written_over_in_place_shows_no_stale_values():
+    x = al.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = x * 2
+    y[y < 0] = 0                             # writes over what MulBackward0 made
+    y.exp_()                                 # and over what IndexPutBackward0 made
+    t = texts(viz.draw_graph(y.sum(), {"x": x, "y": y}))
+    assert t.count("overwritten in place") == 2
+    assert t[t.index("MulBackward0") + 1:t.index("MulBackward0") + 3] == ["shape (3,)", "overwritten in place"]
+    assert t[t.index("ExpBackward0") + 1] == "[7.3891, 1., 403.43]"              # its own numbers: shown
+
+
 def test_draw_graph_of_the_sigmoid_layer_shows_the_true_gradients():
     d = sigmoid_layer()
     with al.autograd.trace_backward() as trace:

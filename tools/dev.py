@@ -6,6 +6,7 @@
     python3 tools/dev.py refresh  # re-execute the notebooks in place (after changing the package)
     python3 tools/dev.py bench    # run every benchmark in bench/
     python3 tools/dev.py lab      # open the chapters in JupyterLab, with live explorers
+    python3 tools/dev.py screenshots  # full-page pictures of every built page, light and dark
     python3 tools/dev.py screenshot   # retake the README's picture of the built intro page
 
 The first run creates ``.venv`` next to this repository's README and installs
@@ -175,6 +176,18 @@ def cmd_bench(args):
     return rc
 
 
+def cmd_screenshots(args):
+    """Every page of the built book, light and dark, top to bottom, as a reader sees it:
+    the browser test of each page writes _build/screenshots/<page>-<theme>.jpg."""
+    python = ensure_env(args.python)
+    if not HTML_INDEX.exists():
+        sys.exit("no built book: run `python3 tools/dev.py book` first")
+    rc = run([python, "-m", "pytest", "-p", "no:xdist", "-q", "tests/test_browser.py",
+              "-k", "test_page_works_offline"], env=quiet_env(AUTOGRAD_LAB_REQUIRE_HTML="1"))
+    say(f"screenshots in {BUILD / 'screenshots'}")
+    return rc
+
+
 def cmd_screenshot(args):
     python = ensure_env(args.python)
     return run([python, ROOT / "tools" / "readme_screenshot.py"])
@@ -213,6 +226,8 @@ def main(argv=None):
 
     sub.add_parser("bench", help="run the benchmarks in bench/").set_defaults(func=cmd_bench)
     sub.add_parser("lab", help="start JupyterLab on book/").set_defaults(func=cmd_lab)
+    sub.add_parser("screenshots", help="full-page screenshots of every built page, light and "
+                   "dark, in _build/screenshots/").set_defaults(func=cmd_screenshots)
     sub.add_parser("screenshot", help="retake docs/rendered_intro.png from the built book"
                    ).set_defaults(func=cmd_screenshot)
 

@@ -1,0 +1,237 @@
+"""In-place operations on tensors in a graph, as torch records them (the numbers and
+texts below are torch 2.13's; tests/test_engine_vs_torch.py compares with torch itself)."""
+import re
+
+import numpy as np
+import pytest
+
+import autograd_lab as al
+from autograd_lab import rulebook
+
+HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with al.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def modified(what, now, expected):
+    return re.escape("one of the variables needed for gradient computation has been modified by an "
+                     f"inplace operation: {what} is at version {now}; expected version {expected} "
+                     f"instead. {HINT}")
+
+
+def leaf(values):
+    return al.tensor(values, requires_grad=True)
+
+
+def test_x_times_2_then_add__is_recorded_on_the_same_tensor():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    same = y
+    y.add_(1)
+    assert y is same and y._version == 1 and y.grad_fn.name() == "AddBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "MulBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_exp_then_mul__is_refused_because_exp_keeps_its_output():
+    x = leaf([1.0, 2.0])
+    y = x.exp()
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="^" + modified("[al.FloatTensor [2]], which is output 0 of Exp,", 1, 0) + "$"):
+        y.sum().backward()
+    assert x.grad is None
+
+
+def test_a_rule_that_reads_the_old_value_gets_a_copy_of_it():
+    x = leaf([0.5, 1.0])
+    y = x * 1
+    y.sin_()                                 # sin's rule reads its input: the numbers before sin_
+    y.sum().backward()
+    assert np.allclose(x.grad.numpy(), np.cos([0.5, 1.0]))
+
+
+def test_detach_shares_the_version_counter_and_data_does_not():
+    x = leaf([1.0, 2.0])
+    y = x.exp()
+    y.detach().zero_()
+    assert y._version == 1
+    with pytest.raises(RuntimeError, match=modified("[al.FloatTensor [2]], which is output 0 of Exp,", 1, 0)):
+        y.sum().backward()
+    z = x.exp()
+    z.data.mul_(2)                           # not counted: the gradient uses the changed numbers
+    z.sum().backward()
+    assert z._version == 0 and np.allclose(x.grad.numpy(), 2 * np.exp([1.0, 2.0]))
+
+
+def test_masked_assignment_routes_the_gradient_like_where():
+    x = leaf([1.0, -2.0, 3.0, -4.0])
+    y = x * 3
+    y[y < 0] = 0
+    assert y.grad_fn.name() == "IndexPutBackward0" and y.tolist() == [3.0, 0.0, 9.0, 0.0]
+    y.sum().backward()
+    z = leaf([1.0, -2.0, 3.0, -4.0])
+    al.where(z * 3 < 0, 0.0, z * 3).sum().backward()
+    assert x.grad.tolist() == z.grad.tolist() == [3.0, 0.0, 3.0, 0.0]
+
+
+def test_a_loop_carrying_its_graph_fails_at_the_second_backward_and_detach_fixes_it():
+    w = leaf([0.5, -0.3])
+    h = al.zeros(2)
+    h = h * w + al.tensor([0.0, 1.0])
+    h.sum().backward()
+    h = h * w + al.tensor([1.0, 1.0])        # the new graph reaches into the walked one
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        h.sum().backward()
+    carried = h.detach()                     # the fix: carry the numbers, not the graph
+    h = carried * w + al.tensor([2.0, 1.0])
+    w.grad = None
+    h.sum().backward()
+    assert w.grad.tolist() == carried.tolist()
+
+
+def test_an_optimizer_step_counts_a_version_so_an_older_loss_is_refused():
+    w = leaf([1.0, 2.0])
+    loss = (w ** 2).sum()                    # PowBackward0 keeps w
+    with al.no_grad():
+        w -= 0.1 * w                         # allowed on a leaf under no_grad
+    assert w._version == 1 and w.is_leaf
+    with pytest.raises(RuntimeError, match="^" + modified("[al.FloatTensor [2]]", 1, 0) + "$"):
+        loss.backward()
+    fresh = (w * 3).sum()                    # a loss computed after the step is fine
+    fresh.backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+
+
+REFUSED = {   # (make, the error's start) -- the tensor written stays as it was
+    "a leaf that requires grad": (lambda x, y: x.add_(1),
+                                  "a leaf Variable that requires grad is being used in an in-place operation."),
+    "a view of such a leaf": (lambda x, y: x[0:1].mul_(2), "a view of a leaf Variable that requires grad"),
+    "x[0] = 1 on such a leaf": (lambda x, y: x.__setitem__(0, 1.0), "a view of a leaf Variable"),
+    "a view made under no_grad": (lambda x, y: _view_without_grad(y).add_(1),
+                                  "A view was created in no_grad mode and is being modified inplace"),
+    "a result that does not fit": (lambda x, y: y.add_(al.ones(2, 2)),
+                                   r"output with shape [2] doesn't match the broadcast shape [2, 2]"),
+    "a float mask": (lambda x, y: y.masked_fill_(y * 0, 1.0),
+                     "masked_fill_ only supports boolean masks, but got mask with dtype float"),
+    "a vector to masked_fill_": (lambda x, y: y.masked_fill_(y > 0, y),
+                                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                                 "with 1 dimension(s)."),
+    "a vector to fill_": (lambda x, y: y.fill_(y), "fill_ only supports 0-dimension value tensor"),
+    "values that do not fit the indices": (lambda x, y: y.__setitem__([0, 1], al.ones(3)),
+                                           "shape mismatch: value tensor of shape [3] cannot be broadcast"),
+    "a value that does not expand": (lambda x, y: y.__setitem__(slice(None), al.ones(3)),
+                                     "The expanded size of the tensor (2) must match the existing size (3)"),
+    "another dtype through indices": (lambda x, y: y.__setitem__([0], al.ones(1, dtype=al.float64)),
+                                      "Index put requires the source and destination dtypes match"),
+    "an expanded tensor": (lambda x, y: y[:1].expand(3).add_(1),
+                           "unsupported operation: more than one element of the written-to tensor"),
+}
+
+
+def _view_without_grad(t):
+    with al.no_grad():
+        return t[0:1]
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_a_refused_write_changes_nothing(case):
+    make, text = REFUSED[case]
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    before = [(t.tolist(), t._version, t.grad_fn) for t in (x, y)]
+    with pytest.raises(RuntimeError, match="^" + re.escape(text)):
+        make(x, y)
+    assert [(t.tolist(), t._version, t.grad_fn) for t in (x, y)] == before
+
+
+def test_a_write_through_a_view_sends_gradients_to_what_was_written():
+    x = leaf([1.0, 2.0, 3.0, 4.0])
+    w = leaf(5.0)
+    y = x * 2
+    middle = y[1:3]
+    first = y[:2]                            # a view that the write changes in part
+    middle.mul_(w)
+    assert repr(y.grad_fn) == "<CopySlices>" and middle.grad_fn.name() == "AsStridedBackward0"
+    assert y.tolist() == [2.0, 20.0, 30.0, 8.0] and first.tolist() == [2.0, 20.0]
+    assert y._version == middle._version == first._version == 1
+    first.sum().backward()                   # first's history is y's new one
+    assert x.grad.tolist() == [2.0, 10.0, 0.0, 0.0] and w.grad.item() == 4.0
+
+
+def test_writing_a_graph_value_into_a_plain_buffer_makes_the_buffer_part_of_the_graph():
+    w = leaf(3.0)
+    out = al.zeros(3)
+    out[1] = w * w
+    assert out.requires_grad and not out.is_leaf and repr(out.grad_fn) == "<CopySlices>"
+    out.sum().backward()
+    assert w.grad.item() == 6.0
+
+
+def test_hooks_registered_before_an_in_place_op_see_the_gradient_of_the_old_value():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    seen = []
+    y.register_hook(lambda g: seen.append(("before", g.tolist())))
+    y.mul_(3)
+    y.register_hook(lambda g: seen.append(("after", g.tolist())))
+    y.retain_grad()
+    (y * al.tensor([1.0, 10.0])).sum().backward()
+    assert seen == [("after", [1.0, 10.0]), ("before", [3.0, 30.0])] and y.grad.tolist() == [1.0, 10.0]
+
+
+def test_in_place_ops_work_in_forward_mode_and_under_create_graph():
+    def f(a):
+        b = a * 1
+        b[1:].mul_(a[:2])                    # through a view
+        b.sin_()
+        return b
+
+    def g(a):
+        b = a * 1
+        return al.cat([b[:1], b[1:] * a[:2]]).sin()
+
+    a = al.tensor([0.3, -0.7, 1.1], dtype=al.float64)
+    for v in (al.tensor([1.0, 0.0, 0.0], dtype=al.float64), al.tensor([0.2, 0.5, -1.0], dtype=al.float64)):
+        assert np.allclose(al.func.jvp(f, (a,), (v,))[1].numpy(), al.func.jvp(g, (a,), (v,))[1].numpy())
+    assert np.allclose(al.func.hessian(lambda a: f(a).sum())(a).numpy(),
+                       al.func.hessian(lambda a: g(a).sum())(a).numpy())
+    assert np.allclose(al.func.jacfwd(f)(a).numpy(), al.func.jacrev(g)(a).numpy())
+
+
+def test_rulebook_says_what_each_rule_keeps():
+    assert rulebook.rule("exp").keeps == "the output" and rulebook.rule("exp").saves == "output"
+    assert rulebook.rule("sin").keeps == "x" and rulebook.rule("add").keeps == "nothing"
+    assert rulebook.rule("where").keeps == "cond" and rulebook.rule("pow_number").keeps == "a and b"
+    assert rulebook.rule("index_put").keeps == "the index"
+
+
+def test_anomaly_mode_shows_where_the_forward_recorded_the_node_that_failed():
+    x = leaf([1.0, 2.0])
+    with al.autograd.detect_anomaly(check_nan=False):
+        y = x.exp()                          # the line the warning shows
+        y.mul_(2)
+        with pytest.warns(UserWarning, match=r"^Error detected in ExpBackward0. Traceback of forward call "
+                                             r"that caused the error:\n(.|\n)*y = x.exp\(\)"), \
+                pytest.raises(RuntimeError, match=re.escape(
+                    "expected version 0 instead. Hint: the backtrace further above shows the operation "
+                    "that failed to compute its gradient. The variable in question was changed in there "
+                    "or anywhere later. Good luck!")):
+            y.sum().backward()
+    assert not al.autograd.is_anomaly_enabled()
+
+
+def test_in_place_writes_reach_everything_that_shares_the_memory():
+    plain = al.zeros(3)
+    held = plain.numpy()                     # a NumPy array on the same memory
+    data = plain.data                        # .data: the same memory, its own version counter
+    view = plain[1:]
+    plain.add_(1)
+    source = np.zeros(2, np.float32)
+    shared = al.from_numpy(source)
+    shared.mul_(2).add_(5)
+    assert held.tolist() == data.tolist() == [1.0, 1.0, 1.0] and view.tolist() == [1.0, 1.0]
+    assert source.tolist() == [5.0, 5.0] and plain._version == view._version == 1 and data._version == 0
+    y = al.ones(3, requires_grad=True) * 2
+    first = y.detach()
+    y.exp_()
+    assert np.allclose(first.numpy(), np.exp(2.0)) and first._version == 1
