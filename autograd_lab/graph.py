@@ -222,16 +222,16 @@ class Node:
         y._grad_fn, y._vbox = self, self.out_box
         return y
 
-    def __getattr__(self, name):
-        """torch's ``grad_fn._saved_self`` / ``_saved_other`` / ``_saved_result`` /
-        ``_saved_<parameter>``: what this node keeps for its rules, as torch names it.  A
-        value written in place since is refused, as the backward would refuse it."""
-        if not name.startswith("_saved_") or name.startswith("__"):
-            raise AttributeError(f"'{self._name}' object has no attribute '{name}'")
-        field = name[len("_saved_"):]
+    # torch's grad_fn._saved_self, _saved_other, _saved_result, _saved_<parameter> (see
+    # _saved): properties rather than a __getattr__, which would make every attribute
+    # read of every node slower (Python does not specialise them on such a class)
+    def _saved(self, field):
+        """What this node keeps for its rules under torch's name ``_saved_<field>``: an
+        input, the output or a parameter.  A value written in place since is refused, as
+        the backward would refuse it."""
         if field in self.params:
             return self.params[field]
-        index = {"self": 0, "other": 1, "exponent": 1, "mat2": 1, "condition": 0}.get(field)
+        index = _SAVED_INPUTS.get(field)
         if index is not None and index < len(self.next) and self.op.reads_inputs:
             kept = self.args[index] if self.args is not None else None
             if not self.reads(index):
@@ -243,7 +243,7 @@ class Node:
                 return self._saved_value(index)
         if field == "result" and self.op.reads_output:
             return self._saved_value("out")
-        raise AttributeError(f"'{self._name}' object has no attribute '{name}'")
+        raise AttributeError(f"'{self._name}' object has no attribute '_saved_{field}'")
 
     def _saved_value(self, where):
         """Saved input ``where`` (or the output, "out") as a recorded tensor, as the backward
@@ -261,6 +261,15 @@ class Node:
                 _modified(a._data, a.grad_fn, a._vbox[0], self.versions[where] if self.versions else 0)
         args, y = self.saved(True)
         return y if where == "out" else args[where]
+
+
+# the fields torch's nodes show: inputs (by position), the output, and the parameters of
+# ours that torch keeps under the same names (a node without one raises AttributeError)
+_SAVED_INPUTS = {"self": 0, "other": 1, "exponent": 1, "mat2": 1, "condition": 0}
+_SAVED_PARAMETERS = ("dim", "dims", "keepdim", "min", "max", "decimals", "reduction", "weight", "pos_weight",
+                     "ignore_index", "target")
+for _field in (*_SAVED_INPUTS, "result", *_SAVED_PARAMETERS):
+    setattr(Node, f"_saved_{_field}", property(lambda node, field=_field: node._saved(field)))
 
 
 def saving(node, args, result):

@@ -670,6 +670,16 @@ def test_an_intermediate_goes_with_the_users_last_reference_unless_a_rule_reads_
     assert x.grad is not None and x.grad.shape == (3,)
 
 
+def test_a_node_reads_its_fields_without___getattr__():
+    # (a class with __getattr__ makes Python read every attribute of every node the slow
+    # way: the backward walk was 0.4 us per node slower; grad_fn._saved_* are properties)
+    assert "__getattr__" not in vars(graph.Node)
+    y = leaf([1.0, 2.0]).exp()
+    assert y.grad_fn._saved_result.tolist() == y.tolist()
+    with pytest.raises(AttributeError, match="^'ExpBackward0' object has no attribute '_saved_self'$"):
+        y.grad_fn._saved_self
+
+
 def test_optimizer_step_under_no_grad_then_a_new_forward_is_fine():
     w = leaf([1.0, 2.0])
     for _ in range(2):
