@@ -56,7 +56,7 @@ class Op:
     """
 
     __slots__ = ("name", "forward", "vjp", "jvp", "vjp_all", "jvp_all", "saves", "promote",
-                 "floating", "differentiable", "reads_inputs", "reads_output")
+                 "floating", "differentiable", "reads_inputs", "reads_output", "unread")
 
     def __init__(self, name, forward, vjp=None, jvp=None, *, vjp_all=None, jvp_all=None,
                  saves=True, promote=False, floating=False, differentiable=True):
@@ -73,6 +73,10 @@ class Op:
         self.saves = saves
         self.reads_inputs = saves is True or type(saves) is tuple or saves in ("inputs", "others")
         self.reads_output = saves is True or saves == "output"
+        # the inputs whose values no rule reads, as bits (bit i: input i), worked out once
+        # here rather than at every call (see unread_inputs; None: "others", which depends)
+        self.unread = (0 if saves is True or saves == "inputs" else None if saves == "others" else
+                       ~sum(1 << i for i in saves) if type(saves) is tuple else -1)
         self.promote = promote
         self.floating = floating      # results are floats: integer/bool inputs become float32
         self.differentiable = differentiable
@@ -122,11 +126,24 @@ _NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1", "FillBa
                         "MaskedFillBackward0", "torch::autograd::CopySlices"}
 
 
-class Node:
-    """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it."""
-    # what every node has lives in slots; what few nodes ever get (hooks, a retained
-    # gradient, a tangent) falls back to the class defaults below until it is set
-    __slots__ = ("op", "args", "arrays", "params", "out", "next", "_name", "stamp", "seq",
+class Node(list):
+    """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it.
+
+    The node is the list of its edges (``node.next``), one per input: the node that
+    input's gradient goes to, or None.  Being its own list, each link of a long graph is
+    one object for Python's garbage collector to walk again and again, not two (torch's
+    nodes are not Python objects at all).  It is still a node: equal to itself only, and
+    hashable, as the walk keeps nodes in dicts and sets."""
+    # what every node has lives in slots (attach fills them in); what few nodes ever get
+    # (hooks, a retained gradient, a tangent) falls back to the class defaults below
+    __slots__ = ("op",                # the Op
+                 "args",              # the inputs as given: tensors, numbers, masks
+                 "arrays",            # the same as NumPy arrays (what a plain backward uses)
+                 "params",            # (args, arrays and out hold arrays or stand-ins for
+                 "out",               #  values no rule reads: see shed)
+                 "_name",             # torch's name for it, MulBackward0
+                 "stamp",             # in-place writes so far (see engine._check_versions)
+                 "seq",               # recording order (see engine._run)
                  "__dict__", "__weakref__")
     hooks = None                      # Tensor.register_hook on this node's output
     retain = None                     # weakref to the output, after retain_grad()
@@ -136,16 +153,18 @@ class Node:
     out_box = None                    # once its output's memory is written in place: the version
     out_version = 0                   # counter it shares, and the version the node made
 
-    def __init__(self, op, args, arrays, params, out, nexts, name):
-        self.op = op
-        self.args = args              # the inputs as given: tensors, numbers, masks
-        self.arrays = arrays          # the same as NumPy arrays (what a plain backward uses)
-        self.params = params          # (args, arrays and out hold stand-ins for the big
-        self.out = out                #  values no rule reads: see shed)
-        self.next = nexts             # per input: the node its gradient goes to, or None
-        self._name = name
-        self.stamp = state.writes     # in-place writes so far (see engine._check_versions)
-        self.seq = next(_sequence)    # recording order (see engine._run)
+    __hash__ = object.__hash__        # a node, not a list: itself, whatever its edges
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    @property
+    def next(self):
+        """Per input, the node its gradient goes to, or None: the node itself."""
+        return self
 
     @property
     def freed(self):
@@ -158,8 +177,12 @@ class Node:
         return self.out_box is not None and self.out_box[0] != self.out_version
 
     def reads(self, i):
-        """Whether a rule that runs reads the value of input i (see :func:`reads`)."""
-        return reads(self.op.saves, self.next, i)
+        """Whether a rule that runs reads the value of input i (see :func:`unread_inputs`)."""
+        edges = 0
+        for k, n in enumerate(self.next):
+            if n is not None:
+                edges |= 1 << k
+        return not unread_inputs(self.op, edges) >> i & 1
 
     def in_meta(self, i):
         """(shape, dtype) of input i, which a gradient for it must match."""
@@ -336,15 +359,14 @@ class AccumulateGrad:
         return ()
 
 
-def reads(saves, nexts, i):
-    """Whether a rule that runs reads the value of input i, by ``Op.saves``: for
-    ``"others"`` only if another input gets a gradient (``nexts``), as only their rules read it."""
-    if saves == "others":
-        for k, n in enumerate(nexts):
-            if n is not None and k != i:
-                return True
-        return False
-    return i in saves if type(saves) is tuple else saves is True or saves == "inputs"
+def unread_inputs(op, edges):
+    """The inputs whose values no rule that runs reads, as bits (bit i: input i), by
+    ``op.saves``; ``edges`` has the bits of the inputs that get a gradient.  For "others"
+    (the rule of each input reads the other inputs) that is the input that alone gets a
+    gradient: x * 2 keeps 2 for x's rule, and nothing of x."""
+    if op.unread is not None:
+        return op.unread
+    return edges if edges & (edges - 1) == 0 else 0
 
 
 def edge(t):
@@ -367,33 +389,48 @@ def attach(op, args, params, out, arrays=None):
     if out.base is not None:          # a view of an input (reshape, transpose, slicing, ...)
         _share_version(result, args)
     if state.grad_enabled and op.differentiable:
-        nexts = None
+        node = None                   # the new node, once an input has somewhere to send a gradient
         written = False
-        inner = 0                     # bit i: input i was computed by a node (see shed)
+        inner = edges = 0             # bits (bit i: input i): computed by a node; gets a gradient
         for i, a in enumerate(args):
             if type(a) is Tensor:
-                node = a._grad_fn
+                maker = a._grad_fn
                 if a._vbox is not None:
                     written = True
                     if a._base is not None and a._seen != a._vbox[0]:
-                        node = a.grad_fn      # a view of a base written since: the base's history
-                if node is None:
+                        maker = a.grad_fn     # a view of a base written since: the base's history
+                if maker is None:
                     if a._requires_grad:
-                        node = a._accumulate or edge(a)
+                        maker = a._accumulate or edge(a)
                 else:
                     inner |= 1 << i
-                if node is not None:
-                    if nexts is None:
-                        nexts = [None] * len(args)
-                    nexts[i] = node
-        if nexts is not None:
+                if maker is not None:
+                    if node is None:  # (a list of edges, its fields filled in below: no __init__)
+                        node = Node((None,) * len(args))
+                    node[i] = maker
+                    edges |= 1 << i
+        if node is not None:
             name = op.name if op.name.__class__ is str else op.name(args, params)
             if arrays is None:
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-            kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays, nexts, inner)
+            kept, saved = args, out   # what the node keeps of them
+            unread = op.unread        # inputs whose values no rule reads (unread_inputs, inlined
+            if unread is None:        # here: attach runs at every operation) ...
+                unread = edges if edges & (edges - 1) == 0 else 0
+            unread &= inner           # ... among those computed by a node: shed lets go of them
+            if unread or not op.reads_output and out.size >= KEEP_BELOW:
+                saved, kept = shed(op, out, args, arrays, unread)
             # (arrays as a tuple: of arrays and numbers only, the garbage collector stops
             # tracking it, one object fewer per node for it to walk)
-            node = result._grad_fn = Node(op, kept[1], tuple(kept[2]), params, kept[0], nexts, name)
+            result._grad_fn = node
+            node.op = op
+            node.args = kept
+            node.arrays = tuple(arrays)
+            node.params = params or _NO_PARAMS
+            node.out = saved
+            node._name = name
+            node.stamp = state.writes
+            node.seq = next(_sequence)
             if result._vbox is not None:      # a view: its numbers are its base's, which may be
                 node.out_box, node.out_version = result._vbox, result._vbox[0]    # written later
             if written and op.reads_inputs:   # remember the versions of inputs written before
@@ -440,26 +477,27 @@ def _share_version(view, args):
 # Arrays smaller than this are always kept: they cost nothing, and pictures of the graph
 # show their values.  (tests/test_ops.py sets it to 0, so that every rule meets stand-ins.)
 KEEP_BELOW = 4096
+_NO_PARAMS = {}                       # the parameters of every node recorded without any
 _stand_ins = {}                       # (shape, dtype) -> (array, tensor), reused
 _zeros = {}                           # dtype -> the one zero every stand-in of it shows
 
 
-def shed(op, out, args, arrays, nexts, inner):
-    """The (output, inputs, arrays) a node keeps: what its rules never read is let go of,
-    as torch saves only what a derivative formula needs.  An input computed by another
-    node (bit i of ``inner``) whose value no rule reads is kept as its array alone, so the
-    tensor itself can go when the user lets go of it (in a long chain, no tensor per link
-    stays alive for the garbage collector to walk again and again); a big such array, or a
-    big output no rule reads, is replaced by a stand-in of the same shape and dtype, so
-    that it is freed now, not after the backward.  Leaves and constants stay: they live
-    with their owner anyway."""
+def shed(op, out, args, arrays, unread):
+    """The (output, inputs) a node keeps when its rules never read the output, or the
+    inputs of bits ``unread``, all computed by other nodes (see attach): what no rule
+    reads is let go of, as torch saves only what a derivative formula needs.  Such an
+    input is kept as its array alone, so the tensor itself can go when the user lets go of
+    it (in a long chain, no tensor per link stays alive for the garbage collector to walk
+    again and again); a big such array, or a big output, is replaced by a stand-in of the
+    same shape and dtype, so that it is freed now, not after the backward.  Leaves and
+    constants stay: they live with their owner anyway."""
     if not op.reads_output and out.size >= KEEP_BELOW:
         out = stand_in(out)[0]
-    if not inner or op.saves == "inputs":
-        return out, args, arrays
-    kept = tuple(_array_of(a, arrays, i) if inner >> i & 1 and not reads(op.saves, nexts, i) else a
-                 for i, a in enumerate(args))
-    return out, kept, arrays
+    if unread == 1 and len(args) == 2 and args[0]._data.size < KEEP_BELOW:
+        return out, (args[0]._data, args[1])      # the usual case: y * 2, y + 1, ...
+    if unread:
+        return out, tuple(_array_of(a, arrays, i) if unread >> i & 1 else a for i, a in enumerate(args))
+    return out, args
 
 
 def _array_of(t, arrays, i):

@@ -49,8 +49,9 @@ class Tensor:
         if requires_grad:
             self.requires_grad = True
 
-    @classmethod
-    def _make(cls, array):
+    @staticmethod
+    def _make(array):
+        """A tensor of ``array``, made as cheaply as Python allows (every operation makes one)."""
         t = object.__new__(Tensor)
         t._data = array
         t._grad_fn = None

@@ -1,4 +1,5 @@
 """backward() and autograd.grad(): accumulation, freeing, hooks, modes, errors."""
+import gc
 import re
 import warnings
 import weakref
@@ -668,6 +669,20 @@ def test_an_intermediate_goes_with_the_users_last_reference_unless_a_rule_reads_
     assert (alive() is not None) is kept
     z.sum().backward()
     assert x.grad is not None and x.grad.shape == (3,)
+
+
+def test_each_link_of_a_long_chain_is_one_object_for_the_garbage_collector():
+    x = leaf([1.0, 2.0])
+    gc.collect()
+    before = len(gc.get_objects())
+    y = x
+    for _ in range(1000):
+        y = y * 1.0                          # a node, which is the list of its edges; its
+    gc.collect()                             # tuples of arrays and numbers are not tracked
+    assert 1000 <= len(gc.get_objects()) - before < 1050
+    assert isinstance(y.grad_fn, list) and y.grad_fn.next is y.grad_fn and y.grad_fn != [y.grad_fn[0], None]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
 
 
 def test_a_node_reads_its_fields_without___getattr__():
