@@ -9,14 +9,16 @@ reads like PyTorch.
 
 Where things live: ``tensor.py`` (the Tensor), ``ops.py`` (the rules table: each op's
 forward, VJP and JVP), ``graph.py`` (recording), ``engine.py`` (the backward walk),
-``autograd/`` (grad, Function, functional API, gradcheck), ``func.py`` (forward mode and
+``autograd/`` (grad, Function, functional API, gradcheck, forward_ad), ``devices.py`` (the
+CPU, the only device), ``func.py`` (forward mode and
 torch.func-style transforms), ``viz.py`` (pictures) and ``widgets.py`` (explorers).
 """
 from . import dtypes as _dtypes
-from .creation import (DoubleTensor, FloatTensor, LongTensor, arange, as_tensor, empty,
-                       empty_like, eye, from_numpy, full, full_like, linspace, manual_seed,
-                       ones, ones_like, rand, rand_like, randint, randn, randn_like, tensor,
-                       zeros, zeros_like)
+from .creation import (DoubleTensor, FloatTensor, Generator, LongTensor, arange, as_tensor,
+                       default_generator, empty, empty_like, eye, from_numpy, full, full_like,
+                       linspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
+                       randn, randn_like, randperm, tensor, zeros, zeros_like)
+from .devices import accelerator, cuda, device, get_default_device, set_default_device
 from .functions import (abs, add, allclose, amax, argmax, cat, ceil, clamp, clip, concat,
                         concatenate, cond, cos, div, dot, equal, exp, floor, is_tensor,
                         isfinite, isinf, isnan, log, log1p, log_softmax, logical_and, logical_not,
@@ -24,9 +26,10 @@ from .functions import (abs, add, allclose, amax, argmax, cat, ceil, clamp, clip
                         negative, norm, numel, outer, permute, pow, relu, reshape, round,
                         set_printoptions, sigmoid, sign, sin, softmax, sqrt, squeeze, stack, sub,
                         sum, t, tanh, transpose, unsqueeze, where)
-from .modes import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                    set_grad_enabled)
 from .tensor import Tensor
-from . import autograd, nn  # noqa: E402
+from . import autograd, nn, optim  # noqa: E402
 
 dtype = _dtypes.dtype
 float32 = float = _dtypes.float32

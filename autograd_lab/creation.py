@@ -1,26 +1,55 @@
 """Making tensors: from data, filled, ranges, and seeded random numbers.
 
-``al.manual_seed(s)`` makes every later ``randn``/``rand`` call reproducible.  The numbers
+``al.manual_seed(s)`` makes every later ``randn``/``rand`` call reproducible; a
+``Generator`` of one's own, passed as ``generator=``, keeps a stream apart.  The numbers
 come from NumPy's PCG64 generator, so they are not the numbers torch draws for the
-same seed.
+same seed.  Every factory takes torch's ``dtype=``, ``device=`` (the CPU: see
+``devices.py``) and ``requires_grad=``.
 """
 import numpy as np
 
-from . import dtypes
+from . import devices, dtypes
+from .modes import state
 from .tensor import Tensor, _unwrap
 
-_rng = np.random.default_rng(0)
+
+class Generator:
+    """A stream of random numbers, as ``torch.Generator``: ``Generator().manual_seed(42)``."""
+
+    def __init__(self, device="cpu"):
+        self.device = devices.check(device)
+        self.manual_seed(67280421310721)          # torch's default seed
+
+    def manual_seed(self, seed):
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self):
+        return self._seed
+
+    def seed(self):
+        """Reseed from the operating system's entropy; returns the new seed."""
+        self.manual_seed(int(np.random.SeedSequence().entropy % 2 ** 63))
+        return self._seed
+
+
+default_generator = Generator().manual_seed(0)
 
 
 def manual_seed(seed):
-    """Restart the random number generator from ``seed``; returns the generator."""
-    global _rng
-    _rng = np.random.default_rng(int(seed))
-    return _rng
+    """Restart the default generator from ``seed``; returns it."""
+    return default_generator.manual_seed(seed)
+
+
+def _generator(generator):
+    return (generator or default_generator)._rng
 
 
 def _finish(data, requires_grad):
     t = Tensor._make(data)
+    if state.inference:
+        t._inference = state.inference_made = True
     if requires_grad:
         t.requires_grad = True
     return t
@@ -33,6 +62,7 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     bools stay bool; NumPy arrays keep their dtype.  Python numbers given an integer
     ``dtype`` must fit it, as in torch; NumPy arrays and tensors are cast, wrapping around.
     """
+    devices.check(device)
     np_dtype = dtypes.to_numpy(dtype)
     into_int = np_dtype is not None and np_dtype.kind in "iu"
     if isinstance(data, (Tensor, np.ndarray)) or isinstance(data, np.generic) and not into_int:
@@ -122,7 +152,8 @@ def _overflow(np_dtype):
     return RuntimeError(f"value cannot be converted to type {np_dtype.name} without overflow")
 
 
-def as_tensor(data, dtype=None):
+def as_tensor(data, dtype=None, device=None):
+    devices.check(device)
     if isinstance(data, Tensor) and dtype is None:
         return data
     return tensor(data, dtype=dtype)
@@ -133,95 +164,214 @@ def from_numpy(array):
     return Tensor._make(np.asarray(array))
 
 
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    return tuple(int(s) for s in size)
+def _size(name, dims, size=None):
+    """torch's ways to give a shape: ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros([2, 3])``,
+    ``zeros(size=(2, 3))``."""
+    if size is not None:
+        if dims:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        dims = (size,)
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    for i, n in enumerate(dims):
+        if isinstance(n, (bool, float)) or not isinstance(n, (int, np.integer, Tensor)):
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, but found "
+                            f"element of type {type(n).__name__} at pos {i}")
+    dims = tuple(int(n) for n in dims)
+    if any(n < 0 for n in dims):
+        bad = next(n for n in dims if n < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(dims)}")
+    return dims
 
 
 def _float(dtype):
     return dtypes.to_numpy(dtype) or dtypes.DEFAULT_FLOAT
 
 
-def zeros(*size, dtype=None, requires_grad=False):
-    return _finish(np.zeros(_size(size), _float(dtype)), requires_grad)
+def _made(array, device, requires_grad):
+    """The last step of every factory: the device check, then a leaf."""
+    devices.check(device)
+    return _finish(array, requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False):
-    return _finish(np.ones(_size(size), _float(dtype)), requires_grad)
+def zeros(*dims, size=None, dtype=None, device=None, requires_grad=False):
+    return _made(np.zeros(_size("zeros", dims, size), _float(dtype)), device, requires_grad)
 
 
-def full(size, fill_value, dtype=None, requires_grad=False):
+def ones(*dims, size=None, dtype=None, device=None, requires_grad=False):
+    return _made(np.ones(_size("ones", dims, size), _float(dtype)), device, requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None and isinstance(fill_value, bool):
         dtype = dtypes.bool_
     elif dtype is None and isinstance(fill_value, int):
         dtype = dtypes.int64
-    return _finish(np.full(_size((size,)), fill_value, _float(dtype)), requires_grad)
+    return _made(np.full(_size("full", (size,)), fill_value, _float(dtype)), device, requires_grad)
 
 
-def empty(*size, dtype=None, requires_grad=False):
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+def empty(*dims, size=None, dtype=None, device=None, requires_grad=False):
+    return zeros(*dims, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _like(x, dtype):
     return dtypes.to_numpy(dtype) or x._data.dtype
 
 
-def zeros_like(x, dtype=None, requires_grad=False):
-    return _finish(np.zeros(x.shape, _like(x, dtype)), requires_grad)
+def zeros_like(input, dtype=None, device=None, requires_grad=False):
+    return _made(np.zeros(input.shape, _like(input, dtype)), device, requires_grad)
 
 
-def ones_like(x, dtype=None, requires_grad=False):
-    return _finish(np.ones(x.shape, _like(x, dtype)), requires_grad)
+def ones_like(input, dtype=None, device=None, requires_grad=False):
+    return _made(np.ones(input.shape, _like(input, dtype)), device, requires_grad)
 
 
-def full_like(x, fill_value, dtype=None, requires_grad=False):
-    return _finish(np.full(x.shape, fill_value, _like(x, dtype)), requires_grad)
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    return _made(np.full(input.shape, fill_value, _like(input, dtype)), device, requires_grad)
 
 
-def empty_like(x, dtype=None, requires_grad=False):
-    return zeros_like(x, dtype, requires_grad)
+def empty_like(input, dtype=None, device=None, requires_grad=False):
+    return zeros_like(input, dtype, device, requires_grad)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
-    return _finish(np.eye(n, m, dtype=_float(dtype)), requires_grad)
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    return _made(np.eye(n, m, dtype=_float(dtype)), device, requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    """start, start + step, ... up to end (excluded), float32 unless every argument is an
+    int.  The values are torch's (see :func:`_torch_arange`): computed in double precision
+    from ``start`` and the index, then rounded to the dtype -- not added up in float32,
+    which drifts (``arange(-8, 8, 0.1)`` would miss 0 by 7.6e-6)."""
     if end is None:
         start, end = 0, start
     if dtype is None:
-        whole = all(isinstance(v, int) for v in (start, end, step))
+        whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = dtypes.int64 if whole else dtypes.float32
-    return _finish(np.arange(start, end, step, dtype=dtypes.to_numpy(dtype)), requires_grad)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not all(np.isfinite(float(v)) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    np_dtype = dtypes.to_numpy(dtype)
+    if np_dtype.kind in "iu" and all(isinstance(v, (int, np.integer)) for v in (start, end, step)):
+        values = np.arange(start, end, step, dtype=np_dtype)       # whole numbers: exact
+    else:
+        values = _torch_arange(float(start), float(step), int(np.ceil((end - start) / step)), np_dtype)
+    return _made(values, device, requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False):
-    return _finish(np.linspace(start, end, int(steps), dtype=_float(dtype)), requires_grad)
+def _torch_arange(start, step, n, np_dtype):
+    """Entry i is ``start + step * i``, computed in double with one rounding (a fused
+    multiply-add) and rounded to the dtype.  torch's CPU kernel (on AVX2, for fewer than
+    32768 entries) does so in vectors of 32 bytes: within a vector, entry j is counted
+    from the vector's first entry, already rounded to the dtype.  Done the same way, the
+    values are torch's to the last bit."""
+    i = np.arange(n)
+    lanes = 32 // np_dtype.itemsize
+    j = i % lanes
+    first = _fma(step, i - j, start).astype(np_dtype)
+    values = _fma(step, j, first.astype(np.float64)).astype(np_dtype)
+    tail = n - n % (2 * lanes)            # what is left after pairs of vectors: one by one
+    values[tail:] = _fma(step, i[tail:], start).astype(np_dtype)
+    return values
 
 
-def randn(*size, dtype=None, requires_grad=False):
+def _fma(a, b, c):
+    """``a * b + c`` on float64 arrays, rounded once, as a fused multiply-add rounds (the
+    product's rounding error recovered by Dekker's splitting, the sum's by Knuth's two-sum)."""
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    p = a * b
+    a_hi, a_lo = _split(a)
+    b_hi, b_lo = _split(b)
+    p_err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo   # a * b = p + p_err
+    s = p + c
+    back = s - p
+    s_err = (p - (s - back)) + (c - back)                                  # p + c = s + s_err
+    return s + (s_err + p_err)
+
+
+def _split(x):
+    t = 134217729.0 * x                   # 2**27 + 1: the high and low halves of the mantissa
+    hi = t - (t - x)
+    return hi, x - hi
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from start to end, as torch computes them: the step
+    in the result's dtype, the first half counted up from ``start`` and the second half
+    down from ``end`` (so both ends are exact), each value rounded once."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    np_dtype = _float(dtype)
+    first, last = np_dtype.type(start), np_dtype.type(end)
+    step = (last - first) / np_dtype.type(steps - 1) if steps > 1 else np_dtype.type(0)
+    i = np.arange(steps)
+    up = i < max(steps // 2, 1)
+    values = np.where(up, _fma(step, i, first), _fma(-step, steps - 1 - i, last))
+    return _made(values.astype(np_dtype), device, requires_grad)
+
+
+def randn(*dims, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the seeded generator (see ``manual_seed``)."""
-    return _finish(_rng.standard_normal(_size(size)).astype(_float(dtype)), requires_grad)
+    rng = _generator(generator)
+    return _made(rng.standard_normal(_size("randn", dims, size)).astype(_float(dtype)), device, requires_grad)
 
 
-def rand(*size, dtype=None, requires_grad=False):
+def rand(*dims, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1) from the seeded generator."""
-    return _finish(_rng.random(_size(size)).astype(_float(dtype)), requires_grad)
+    rng = _generator(generator)
+    return _made(rng.random(_size("rand", dims, size)).astype(_float(dtype)), device, requires_grad)
 
 
-def randint(low, high=None, size=(), dtype=None):
-    if high is None:
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers from low (default 0) to high, excluded: ``randint(10, (3,))`` or
+    ``randint(0, 10, (3,))``."""
+    if size is None:                      # randint(high, size)
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
-    return _finish(_rng.integers(low, high, _size((size,))).astype(dtypes.to_numpy(dtype) or np.int64), False)
+    rng = _generator(generator)
+    return _made(rng.integers(low, high, _size("randint", (size,))).astype(dtypes.to_numpy(dtype) or np.int64),
+                 device, requires_grad)
 
 
-def randn_like(x, dtype=None, requires_grad=False):
-    return randn(*x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """0, ..., n - 1 in a random order."""
+    return _made(_generator(generator).permutation(int(n)).astype(dtypes.to_numpy(dtype) or np.int64),
+                 device, requires_grad)
 
 
-def rand_like(x, dtype=None, requires_grad=False):
-    return rand(*x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Normal samples: ``normal(0, 1, (2, 3))`` (numbers and a size), or one sample per entry
+    of ``mean`` and/or ``std`` tensors (then no size).  Samples are constants: for a
+    gradient through mean and std, write ``mean + std * al.randn_like(mean)``."""
+    tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
+    if any(t.requires_grad for t in tensors):
+        raise NotImplementedError("autograd_lab's normal() draws constants; to differentiate with "
+                                  "respect to mean and std, write mean + std * al.randn_like(mean)")
+    rng = _generator(generator)
+    if tensors:
+        shape = np.broadcast_shapes(*(t.shape for t in tensors))
+        np_dtype = tensors[0]._data.dtype
+        m, s = (v._data if isinstance(v, Tensor) else v for v in (mean, std))
+        return _made((m + s * rng.standard_normal(shape)).astype(np_dtype), device, requires_grad)
+    if size is None:
+        raise TypeError("normal(): with a number for mean and for std, give a size: "
+                        "normal(0.0, 1.0, (2, 3))")
+    values = mean + std * rng.standard_normal(_size("normal", (size,)))
+    return _made(values.astype(_float(dtype)), device, requires_grad)
+
+
+def randn_like(input, dtype=None, device=None, requires_grad=False, generator=None):
+    return randn(*input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad,
+                 generator=generator)
+
+
+def rand_like(input, dtype=None, device=None, requires_grad=False, generator=None):
+    return rand(*input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad,
+                generator=generator)
 
 
 def FloatTensor(*args):

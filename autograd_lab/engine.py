@@ -281,7 +281,8 @@ def _check_versions(node):
                                    f"forward, but its .data was replaced by one of shape "
                                    f"{tuple(a._data.shape)}: run the forward again")
             if node.op.reads_inputs:    # the new numbers, cast as the forward cast them
-                node.arrays[i] = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
+                new = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
+                node.arrays = node.arrays[:i] + (new,) + node.arrays[i + 1:]
         if a._vbox is not None and node.reads(i):
             saved = node.versions[i] if node.versions else 0
             if a._vbox[0] != saved:     # torch names the node that made it now, if any
@@ -323,6 +324,8 @@ def _propagate(node, g, needed, create_graph):
         args, y = node.saved(True)
         if not isinstance(g, Tensor):
             g = Tensor._make(g)
+    elif node.packed is not None:       # (saved_tensors_hooks)
+        args, y = node.saved(False)
     else:
         args, y = node.arrays, node.out
     op, params = node.op, node.params
@@ -340,7 +343,9 @@ def _propagate(node, g, needed, create_graph):
             r = grads[i] if i < len(grads) else None
         if r is None:
             continue
-        a = node.args[i]._data
+        a = node.args[i]
+        if type(a) is Tensor:
+            a = a._data                 # (else the array itself: see graph.shed)
         if lead_ndim or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
             r = _fit(node, i, r, lead_ndim, g, a.shape, a.dtype)
         if state.anomaly and state.check_nan and _has_nan(r):
@@ -410,7 +415,8 @@ def _sum(old, g):
 
 
 def _has_nan(r):
-    return bool(np.isnan(r._data if isinstance(r, Tensor) else r).any())
+    a = r._data if isinstance(r, Tensor) else r
+    return a.dtype != object and bool(np.isnan(a).any())    # (object: a Function's slots, function.py)
 
 
 def _owned(g, taken):

@@ -56,7 +56,7 @@ class Op:
     """
 
     __slots__ = ("name", "forward", "vjp", "jvp", "vjp_all", "jvp_all", "saves", "promote",
-                 "floating", "differentiable", "reads_inputs", "reads_output")
+                 "floating", "differentiable", "reads_inputs", "reads_output", "unread")
 
     def __init__(self, name, forward, vjp=None, jvp=None, *, vjp_all=None, jvp_all=None,
                  saves=True, promote=False, floating=False, differentiable=True):
@@ -73,6 +73,10 @@ class Op:
         self.saves = saves
         self.reads_inputs = saves is True or type(saves) is tuple or saves in ("inputs", "others")
         self.reads_output = saves is True or saves == "output"
+        # the inputs whose values no rule reads, as bits (bit i: input i), worked out once
+        # here rather than at every call (see unread_inputs; None: "others", which depends)
+        self.unread = (0 if saves is True or saves == "inputs" else None if saves == "others" else
+                       ~sum(1 << i for i in saves) if type(saves) is tuple else -1)
         self.promote = promote
         self.floating = floating      # results are floats: integer/bool inputs become float32
         self.differentiable = differentiable
@@ -122,29 +126,45 @@ _NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1", "FillBa
                         "MaskedFillBackward0", "torch::autograd::CopySlices"}
 
 
-class Node:
-    """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it."""
-    # what every node has lives in slots; what few nodes ever get (hooks, a retained
-    # gradient, a tangent) falls back to the class defaults below until it is set
-    __slots__ = ("op", "args", "arrays", "params", "out", "next", "_name", "stamp", "seq",
+class Node(list):
+    """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it.
+
+    The node is the list of its edges (``node.next``), one per input: the node that
+    input's gradient goes to, or None.  Being its own list, each link of a long graph is
+    one object for Python's garbage collector to walk again and again, not two (torch's
+    nodes are not Python objects at all).  It is still a node: equal to itself only, and
+    hashable, as the walk keeps nodes in dicts and sets."""
+    # what every node has lives in slots (attach fills them in); what few nodes ever get
+    # (hooks, a retained gradient, a tangent) falls back to the class defaults below
+    __slots__ = ("op",                # the Op
+                 "args",              # the inputs as given: tensors, numbers, masks
+                 "arrays",            # the same as NumPy arrays (what a plain backward uses)
+                 "params",            # (args, arrays and out hold arrays or stand-ins for
+                 "out",               #  values no rule reads: see shed)
+                 "_name",             # torch's name for it, MulBackward0
+                 "stamp",             # in-place writes so far (see engine._check_versions)
+                 "seq",               # recording order (see engine._run)
                  "__dict__", "__weakref__")
     hooks = None                      # Tensor.register_hook on this node's output
     retain = None                     # weakref to the output, after retain_grad()
     tangent = None                    # forward mode: the output's tangent, for saved()
     versions = None                   # versions of the saved inputs, if any had been written
+    packed = None                     # saved_tensors_hooks: {input index or "out": (packed, unpack)}
     out_box = None                    # once its output's memory is written in place: the version
     out_version = 0                   # counter it shares, and the version the node made
 
-    def __init__(self, op, args, arrays, params, out, nexts, name):
-        self.op = op
-        self.args = args              # the inputs as given: tensors, numbers, masks
-        self.arrays = arrays          # the same as NumPy arrays (what a plain backward uses)
-        self.params = params          # (args, arrays and out hold stand-ins for the big
-        self.out = out                #  values no rule reads: see shed)
-        self.next = nexts             # per input: the node its gradient goes to, or None
-        self._name = name
-        self.stamp = state.writes     # in-place writes so far (see engine._check_versions)
-        self.seq = next(_sequence)    # recording order (see engine._run)
+    __hash__ = object.__hash__        # a node, not a list: itself, whatever its edges
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    @property
+    def next(self):
+        """Per input, the node its gradient goes to, or None: the node itself."""
+        return self
 
     @property
     def freed(self):
@@ -157,19 +177,17 @@ class Node:
         return self.out_box is not None and self.out_box[0] != self.out_version
 
     def reads(self, i):
-        """Whether a rule that runs reads the value of input i (``Op.saves``): for
-        ``"others"`` only if another input gets a gradient, as only their rules read it."""
-        saves = self.op.saves
-        if saves == "others":
-            for k, n in enumerate(self.next):
-                if n is not None and k != i:
-                    return True
-            return False
-        return i in saves if type(saves) is tuple else saves is True or saves == "inputs"
+        """Whether a rule that runs reads the value of input i (see :func:`unread_inputs`)."""
+        edges = 0
+        for k, n in enumerate(self.next):
+            if n is not None:
+                edges |= 1 << k
+        return not unread_inputs(self.op, edges) >> i & 1
 
     def in_meta(self, i):
         """(shape, dtype) of input i, which a gradient for it must match."""
-        a = self.args[i]._data
+        a = self.args[i]
+        a = a._data if type(a) is Tensor else a       # (an array: see shed)
         return a.shape, a.dtype
 
     def name(self):
@@ -199,13 +217,122 @@ class Node:
     def saved(self, create_graph):
         """The inputs and output as the rules want them: arrays for a plain backward,
         the recorded tensors when the backward itself is being recorded."""
+        if self.packed is not None:
+            return self._unpacked(create_graph)
         if create_graph:
-            y = Tensor._make(self.out)
-            y.grad_fn = self
+            y = self._output(self.out)
             if state.forward_level:       # forward over reverse: y keeps its tangent
                 y._tangent = self.tangent
             return self.args, y
         return self.arrays, self.out
+
+    def _unpacked(self, create_graph):
+        """saved(), with the values saved_tensors_hooks packed given back by their unpack hook."""
+        args, arrays, out = list(self.args), list(self.arrays), self.out
+        for where, (value, unpack) in self.packed.items():
+            t = unpack(value)
+            if where == "out":
+                out = t._data
+            else:
+                args[where], arrays[where] = t, t._data.astype(arrays[where].dtype, copy=False)
+        if not create_graph:
+            return arrays, out
+        return args, self._output(out)
+
+    def _output(self, out):
+        """The output as a tensor this node made (its version is the memory's, if written)."""
+        y = Tensor._make(out)
+        y._grad_fn, y._vbox = self, self.out_box
+        return y
+
+    # torch's grad_fn._saved_self, _saved_other, _saved_result, _saved_<parameter> (see
+    # _saved): properties rather than a __getattr__, which would make every attribute
+    # read of every node slower (Python does not specialise them on such a class)
+    def _saved(self, field):
+        """What this node keeps for its rules under torch's name ``_saved_<field>``: an
+        input, the output or a parameter.  A value written in place since is refused, as
+        the backward would refuse it."""
+        if field in self.params:
+            return self.params[field]
+        index = _SAVED_INPUTS.get(field)
+        if index is not None and index < len(self.next) and self.op.reads_inputs:
+            kept = self.args[index] if self.args is not None else None
+            if not self.reads(index):
+                if self.op.saves == "others":
+                    return None           # torch has the field, but saved nothing: x * 2's self
+            elif isinstance(kept, (int, float)):
+                return kept               # a number: pow's exponent, kept as it was given
+            elif kept is None or type(kept) is Tensor:
+                return self._saved_value(index)
+        if field == "result" and self.op.reads_output:
+            return self._saved_value("out")
+        raise AttributeError(f"'{self._name}' object has no attribute '_saved_{field}'")
+
+    def _saved_value(self, where):
+        """Saved input ``where`` (or the output, "out") as a recorded tensor, as the backward
+        of create_graph=True would see it."""
+        if self.freed:
+            from .engine import FREED
+            raise RuntimeError(FREED)
+        from .engine import _modified
+        if where == "out":
+            if self.overwritten:
+                _modified(self.out, self, self.out_box[0], self.out_version)
+        else:
+            a = self.args[where]
+            if a._vbox is not None and a._vbox[0] != (self.versions[where] if self.versions else 0):
+                _modified(a._data, a.grad_fn, a._vbox[0], self.versions[where] if self.versions else 0)
+        args, y = self.saved(True)
+        return y if where == "out" else args[where]
+
+
+# the fields torch's nodes show: inputs (by position), the output, and the parameters of
+# ours that torch keeps under the same names (a node without one raises AttributeError)
+_SAVED_INPUTS = {"self": 0, "other": 1, "exponent": 1, "mat2": 1, "condition": 0}
+_SAVED_PARAMETERS = ("dim", "dims", "keepdim", "min", "max", "decimals", "reduction", "weight", "pos_weight",
+                     "ignore_index", "target")
+for _field in (*_SAVED_INPUTS, "result", *_SAVED_PARAMETERS):
+    setattr(Node, f"_saved_{_field}", property(lambda node, field=_field: node._saved(field)))
+
+
+def saving(node, args, result):
+    """What recording does for saved values beyond keeping them: refuse inference tensors
+    (torch cannot save them), and hand each saved tensor to the innermost
+    saved_tensors_hooks' pack hook, keeping what it returns instead.  Values are saved in
+    the order torch saves them ("others", as mul: the other input first).  The node of an
+    in-place op (its first input is ``state.writing``) saves the old value of the tensor
+    it writes and its output later, after the write (:func:`saving_written`), as torch."""
+    inputs = [i for i, a in enumerate(node.args) if type(a) is Tensor and node.reads(i)]
+    if node.op.saves == "others":
+        inputs.reverse()
+    for i in inputs:
+        if args[i]._inference:
+            raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors "
+                               "created in inference mode in computation tracked by autograd. To work "
+                               "around this, you can make a clone to get a normal tensor and use it in "
+                               "autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+    if not state.saved_hooks:
+        return
+    node.packed = {}
+    if state.writing is not None and args[0] is state.writing:
+        _pack(node, [i for i in inputs if i != 0], None)
+    else:
+        _pack(node, inputs, result)
+
+
+def saving_written(node, t):
+    """saving() for the node of an in-place op on ``t``, after the write: what it keeps of
+    t as it was (a copy: Tensor._overwrite) and its output, which is t itself."""
+    if node.packed is not None:           # (saved_tensors_hooks were on when it was recorded)
+        _pack(node, [0] if type(node.args[0]) is Tensor and node.reads(0) else [], t)
+
+
+def _pack(node, inputs, result):
+    pack, unpack = state.saved_hooks[-1]
+    for i in inputs:
+        node.packed[i] = (pack(node.args[i]), unpack)
+    if result is not None and node.op.reads_output:
+        node.packed["out"] = (pack(result), unpack)
 
 
 class AccumulateGrad:
@@ -232,6 +359,16 @@ class AccumulateGrad:
         return ()
 
 
+def unread_inputs(op, edges):
+    """The inputs whose values no rule that runs reads, as bits (bit i: input i), by
+    ``op.saves``; ``edges`` has the bits of the inputs that get a gradient.  For "others"
+    (the rule of each input reads the other inputs) that is the input that alone gets a
+    gradient: x * 2 keeps 2 for x's rule, and nothing of x."""
+    if op.unread is not None:
+        return op.unread
+    return edges if edges & (edges - 1) == 0 else 0
+
+
 def edge(t):
     """The node a gradient for tensor ``t`` flows into, or None."""
     node = t.grad_fn
@@ -252,27 +389,48 @@ def attach(op, args, params, out, arrays=None):
     if out.base is not None:          # a view of an input (reshape, transpose, slicing, ...)
         _share_version(result, args)
     if state.grad_enabled and op.differentiable:
-        nexts = None
+        node = None                   # the new node, once an input has somewhere to send a gradient
         written = False
+        inner = edges = 0             # bits (bit i: input i): computed by a node; gets a gradient
         for i, a in enumerate(args):
             if type(a) is Tensor:
-                node = a._grad_fn
+                maker = a._grad_fn
                 if a._vbox is not None:
                     written = True
                     if a._base is not None and a._seen != a._vbox[0]:
-                        node = a.grad_fn      # a view of a base written since: the base's history
-                if node is None and a._requires_grad:
-                    node = a._accumulate or edge(a)
-                if node is not None:
-                    if nexts is None:
-                        nexts = [None] * len(args)
-                    nexts[i] = node
-        if nexts is not None:
+                        maker = a.grad_fn     # a view of a base written since: the base's history
+                if maker is None:
+                    if a._requires_grad:
+                        maker = a._accumulate or edge(a)
+                else:
+                    inner |= 1 << i
+                if maker is not None:
+                    if node is None:  # (a list of edges, its fields filled in below: no __init__)
+                        node = Node((None,) * len(args))
+                    node[i] = maker
+                    edges |= 1 << i
+        if node is not None:
             name = op.name if op.name.__class__ is str else op.name(args, params)
             if arrays is None:
                 arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-            kept = (out, args, arrays) if op.saves is True else shed(op, out, args, arrays)
-            node = result._grad_fn = Node(op, kept[1], kept[2], params, kept[0], nexts, name)
+            kept, saved = args, out   # what the node keeps of them
+            unread = op.unread        # inputs whose values no rule reads (unread_inputs, inlined
+            if unread is None:        # here: attach runs at every operation) ...
+                unread = edges if edges & (edges - 1) == 0 else 0
+            unread &= inner           # ... among those computed by a node: shed lets go of them
+            if unread or not op.reads_output and out.size >= KEEP_BELOW:
+                saved, kept = shed(op, out, args, arrays, unread)
+            # (arrays as a tuple: of arrays and numbers only, the garbage collector stops
+            # tracking it, one object fewer per node for it to walk)
+            result._grad_fn = node
+            node.op = op
+            node.args = kept
+            node.arrays = tuple(arrays)
+            node.params = params or _NO_PARAMS
+            node.out = saved
+            node._name = name
+            node.stamp = state.writes
+            node.seq = next(_sequence)
             if result._vbox is not None:      # a view: its numbers are its base's, which may be
                 node.out_box, node.out_version = result._vbox, result._vbox[0]    # written later
             if written and op.reads_inputs:   # remember the versions of inputs written before
@@ -281,6 +439,10 @@ def attach(op, args, params, out, arrays=None):
             if state.anomaly:         # where the forward recorded it (shown if its backward fails)
                 node.trace = "".join(traceback.format_list(
                     [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE)]))
+            if state.saved_hooks or state.inference_made:
+                saving(node, args, result)
+    elif state.inference:
+        result._inference = state.inference_made = True
     if state.forward_level:
         if not state.grad_enabled:    # (a view whose base was written since: see grad_fn)
             for a in args:
@@ -315,26 +477,36 @@ def _share_version(view, args):
 # Arrays smaller than this are always kept: they cost nothing, and pictures of the graph
 # show their values.  (tests/test_ops.py sets it to 0, so that every rule meets stand-ins.)
 KEEP_BELOW = 4096
+_NO_PARAMS = {}                       # the parameters of every node recorded without any
 _stand_ins = {}                       # (shape, dtype) -> (array, tensor), reused
 _zeros = {}                           # dtype -> the one zero every stand-in of it shows
 
 
-def shed(op, out, args, arrays):
-    """The (output, inputs, arrays) a node keeps: big values its rules never read are
-    replaced by stand-ins of the same shape and dtype, so that an intermediate result the
-    user no longer holds is freed now, not after the backward -- as torch saves only what
-    a derivative formula needs.  Only intermediates (tensors with a grad_fn) are shed:
-    leaves and constants stay with their owner anyway."""
+def shed(op, out, args, arrays, unread):
+    """The (output, inputs) a node keeps when its rules never read the output, or the
+    inputs of bits ``unread``, all computed by other nodes (see attach): what no rule
+    reads is let go of, as torch saves only what a derivative formula needs.  Such an
+    input is kept as its array alone, so the tensor itself can go when the user lets go of
+    it (in a long chain, no tensor per link stays alive for the garbage collector to walk
+    again and again); a big such array, or a big output, is replaced by a stand-in of the
+    same shape and dtype, so that it is freed now, not after the backward.  Leaves and
+    constants stay: they live with their owner anyway."""
     if not op.reads_output and out.size >= KEEP_BELOW:
         out = stand_in(out)[0]
-    read = op.saves if type(op.saves) is tuple else () if not op.reads_inputs else None
-    if read is not None:              # ("others": kept, as some rule reads each input)
-        for i, a in enumerate(args):
-            if type(a) is Tensor and a._grad_fn is not None and a._data.size >= KEEP_BELOW and i not in read:
-                if type(args) is not list:    # copies, the first time: the caller's
-                    args, arrays = list(args), list(arrays)   # args stay as they were
-                arrays[i], args[i] = stand_in(a._data)
-    return out, args, arrays
+    if unread == 1 and len(args) == 2 and args[0]._data.size < KEEP_BELOW:
+        return out, (args[0]._data, args[1])      # the usual case: y * 2, y + 1, ...
+    if unread:
+        return out, tuple(_array_of(a, arrays, i) if unread >> i & 1 else a for i, a in enumerate(args))
+    return out, args
+
+
+def _array_of(t, arrays, i):
+    """What a node keeps of input i, a tensor whose value it never reads: its array, or a
+    stand-in if it is big (and a stand-in for arrays[i] too: arrays is Op.__call__'s own)."""
+    if t._data.size < KEEP_BELOW:
+        return t._data
+    arrays[i] = stand_in(arrays[i])[0]
+    return stand_in(t._data)[0]
 
 
 def stand_in(a):
@@ -381,6 +553,8 @@ def _push_tangent(op, args, params, result):
     if t.shape[t.ndim - len(want):] != want or t.ndim < len(want):
         t = np.broadcast_to(t, t.shape[:max(0, t.ndim - len(want))] + want)
     result._tangent = t.astype(result._data.dtype, copy=False) if result._data.dtype.kind == "f" else t
+    if state.dual_tensors is not None:    # forward_ad.dual_level takes it back at its end
+        state.dual_tensors.add(result)
 
 
 def promote(arrays, floating=False):

@@ -9,6 +9,11 @@ class _State:
     anomaly = False      # detect_anomaly: nodes keep where they were recorded
     check_nan = True     # ... and backward checks every gradient for NaN
     forward_level = 0   # >0 while al.func.jvp pushes tangents through operations
+    dual_tensors = None  # inside forward_ad.dual_level: the tensors given tangents, to take them back
+    inference = False    # inside inference_mode: results are marked as inference tensors
+    inference_made = False   # some inference tensor exists: recording checks its inputs
+    saved_hooks = ()     # autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last
+    writing = None       # the tensor an in-place method is about to write (graph.saving)
     counters = ()        # active PassCounter objects
     writes = 0           # in-place writes to any tensor so far (saved-value checks)
     swapped = -1         # writes when `x.data = ...` last replaced an array
@@ -52,6 +57,32 @@ class no_grad(_GradModeContext):
 class enable_grad(_GradModeContext):
     """Turn recording back on inside a ``no_grad`` block."""
     mode = True
+
+
+class inference_mode(_GradModeContext):
+    """``no_grad``, and the tensors made inside are inference tensors (``is_inference()``):
+    they can never join a recorded graph, which torch refuses in its words."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):                # @al.inference_mode without parentheses
+            return cls()(mode)
+        return object.__new__(cls)
+
+    def __init__(self, mode=True):
+        self.on = bool(mode)
+
+    def __enter__(self):
+        self._prev = state.grad_enabled, state.inference
+        if self.on:
+            state.grad_enabled, state.inference = False, True
+
+    def __exit__(self, *exc):
+        state.grad_enabled, state.inference = self._prev
+        return False
+
+
+def is_inference_mode_enabled():
+    return state.inference
 
 
 class set_grad_enabled(_GradModeContext):

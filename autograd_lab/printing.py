@@ -125,4 +125,5 @@ def tensor_repr(t):
         suffixes.append(f"grad_fn={t.grad_fn!r}")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + _with_suffixes(array_str(a, len(prefix)), suffixes, len(prefix))
+    text = prefix + _with_suffixes(array_str(a, len(prefix)), suffixes, len(prefix))
+    return "Parameter containing:\n" + text if getattr(t, "_is_parameter", False) else text

@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from . import dtypes
+from . import devices, dtypes
 from .modes import state
 
 
@@ -35,6 +35,7 @@ class Tensor:
     _seen = 0               # a view: the version its grad_fn was made at (see grad_fn)
     _made_in_no_grad = False  # a view made under no_grad
     _swapped = -1           # state.writes when `x.data = ...` last replaced the array
+    _inference = False      # made inside inference_mode
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -48,8 +49,9 @@ class Tensor:
         if requires_grad:
             self.requires_grad = True
 
-    @classmethod
-    def _make(cls, array):
+    @staticmethod
+    def _make(array):
+        """A tensor of ``array``, made as cheaply as Python allows (every operation makes one)."""
         t = object.__new__(Tensor)
         t._data = array
         t._grad_fn = None
@@ -81,10 +83,15 @@ class Tensor:
 
     @property
     def device(self):
-        return "cpu"
+        return devices.CPU
+
+    is_cuda = False
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
+
+    def is_inference(self):
+        return self._inference
 
     @property
     def grad_fn(self):
@@ -409,8 +416,15 @@ class Tensor:
     def view_as(self, other): return self.view(other.shape)
     def reshape_as(self, other): return self.reshape(other.shape)
 
-    def flatten(self):
-        return self.reshape(-1)
+    def flatten(self, start_dim=0, end_dim=-1):
+        """The dimensions start_dim..end_dim merged into one."""
+        shape = self._data.shape
+        if not shape:
+            return self.reshape(1)
+        start, end = _neg(start_dim, len(shape)) % len(shape), _neg(end_dim, len(shape)) % len(shape)
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        return self.reshape(shape[:start] + (-1,) + shape[end + 1:]) if start < end else self
 
     def transpose(self, dim0, dim1):
         n = self._data.ndim
@@ -484,10 +498,20 @@ class Tensor:
     # -- copies and casts ---------------------------------------------------------------
     def clone(self): return ops.clone(self)
 
-    def to(self, dtype, *args, **kwargs):
-        if isinstance(dtype, str) and dtype == "cpu":
-            return self
-        return self if dtypes.to_numpy(dtype) == self._data.dtype else ops.to(self, dtype=dtypes.to_numpy(dtype))
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
+        """A cast and/or a move: ``to(al.float64)``, ``to("cpu")``, ``to(device, dtype)``,
+        ``to(other)`` (other's dtype).  Only the CPU exists (see ``devices.py``)."""
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, devices.device)):
+                device = a
+            else:
+                dtype = a
+        devices.check(device)
+        if dtype is None or dtypes.to_numpy(dtype) == self._data.dtype:
+            return ops.clone(self) if copy else self
+        return ops.to(self, dtype=dtypes.to_numpy(dtype))
 
     def type(self, dtype=None):
         return self.dtype if dtype is None else self.to(dtype)
@@ -498,6 +522,12 @@ class Tensor:
     def int(self): return self.to(dtypes.int32)
     def bool(self): return self.to(dtypes.bool_)
     def cpu(self): return self
+
+    def cuda(self, device=None, non_blocking=False):
+        return self.to(devices.device("cuda", device))
+
+    def equal(self, other):
+        return functions.equal(self, other)
 
     # -- in place --------------------------------------------------------------------------
     # An in-place method is its out-of-place method recorded on the tensor, as torch
@@ -549,6 +579,10 @@ class Tensor:
             self._tangent = ops.as_strided(t, key=key, lead=t.ndim - base._data.ndim)
 
     def _check_inplace(self):
+        if self._inference and not state.inference:
+            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                               "You can make a clone to get a normal tensor before doing inplace update."
+                               "See https://github.com/pytorch/rfcs/pull/17 for more details.")
         if state.grad_enabled and self._grad_fn is None and self._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         if not self._data.flags.writeable:  # an expand()ed view: one number seen many times
@@ -601,6 +635,8 @@ class Tensor:
             if whole._grad_fn is not None:
                 _made(whole._grad_fn, base)
             base._take(whole._grad_fn, whole._tangent)
+        if node is not None and node.packed is not None:
+            graph.saving_written(node, self)      # saved_tensors_hooks: x as it was, and x now
         return self
 
     def _take(self, node, tangent):
@@ -694,7 +730,11 @@ def _in_place(method, name):
         for a in args:
             if type(a) is Tensor and a._vbox is not None and a._vbox is self._vbox:
                 _check_overlap(self, a)   # (a view of the same memory)
-        result = method(self, *args, **kwargs)
+        writing, state.writing = state.writing, self      # (what its node saves: graph.saving)
+        try:
+            result = method(self, *args, **kwargs)
+        finally:
+            state.writing = writing
         shape, dtype = self._data.shape, self._data.dtype
         if result._data.shape != shape:
             _check_into(shape, result._data.shape)

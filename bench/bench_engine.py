@@ -5,6 +5,9 @@
 1. Per-op overhead: a 1,000-step chain ``y = y * 1.0001 + 0.001`` on a 4-element float32
    tensor, forward + backward, reported in microseconds per operation (2,000 operations),
    beside PyTorch, HIPS autograd and MyGrad when they are importable.
+   Then deep chains ``y = y * 1.0`` of 1,000 and 100,000 operations against PyTorch: a
+   long graph is many Python objects, which Python's garbage collector walks again and
+   again while the forward builds them (the user's collector settings are left as they are).
 2. One training step of an MLP (batch 256, 784 -> 256 sigmoid -> 10, mean squared error,
    float32), forward + backward, against the same step written by hand in NumPy; then the
    same step on tiny arrays, which isolates the engine's own Python bookkeeping.  Beside
@@ -103,6 +106,18 @@ def chain(lib):
         y = x
         for _ in range(STEPS):
             y = y * 1.0001 + 0.001
+        y.sum().backward()
+        return x.grad
+    return run
+
+
+def deep_chain(lib, n):
+    """y = y * 1.0, n times, then one backward: the cost of a long graph."""
+    def run():
+        x = lib.ones(4, requires_grad=True)
+        y = x
+        for _ in range(n):
+            y = y * 1.0
         y.sum().backward()
         return x.grad
     return run
@@ -276,6 +291,14 @@ def main():
         print(f"   goal: no more than PyTorch per op -> {'meets' if ratio <= 1 else 'misses'}")
     else:
         print("   (install torch==2.13.0 to compare with PyTorch)")
+    if torch is not None:
+        for n, turns in ((1000, 40), (100_000, 5)):
+            times = in_turns([("autograd_lab", deep_chain(al, n)), ("torch", deep_chain(torch, n))], turns=turns)
+            ratios = turn_ratios(times, "autograd_lab", "torch")
+            ratio = statistics.median(ratios)
+            print(f"   deep chain y = y * 1.0, {n:>7,} ops: autograd_lab {statistics.median(times['autograd_lab']):6.3f} s, "
+                  f"PyTorch {statistics.median(times['torch']):6.3f} s, ratio {ratio:4.2f}x (turns "
+                  f"{min(ratios):.2f}-{max(ratios):.2f}); goal at most 1.0x -> {'meets' if ratio <= 1 else 'misses'}")
 
     print("\n2. MLP step: batch 256, 784 -> 256 sigmoid -> 10, MSE, float32, forward + backward")
     data = mlp_data()

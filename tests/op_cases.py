@@ -77,6 +77,13 @@ CASES = [
     ("matmul_batched", lambda a, b: a @ b, [(2, 2, 3), (3, 2)], None),
     ("outer", lambda a, b: al.outer(a, b), [(3,), (4,)], None),
     ("softmax", lambda a: al.nn.functional.softmax(a, dim=-1), [(2, 3)], None),
+    ("mse_loss", lambda a, b: al.nn.functional.mse_loss(a, b), [(2, 3), (2, 3)], None),
+    ("mse_loss_none", lambda a, b: al.nn.functional.mse_loss(a, b, reduction="none"), [(3,), (3,)], None),
+    ("binary_cross_entropy", lambda a, b: al.nn.functional.binary_cross_entropy(a.sigmoid(), b.sigmoid()),
+     [(2, 3), (2, 3)], None),
+    ("bce_with_logits", lambda a, b: al.nn.functional.binary_cross_entropy_with_logits(a, b.sigmoid(), reduction="sum"),
+     [(4,), (4,)], None),
+    ("cross_entropy", lambda a: al.nn.functional.cross_entropy(a, al.tensor([2, 0])), [(2, 3)], None),
     # in place: the out-of-place rule recorded on the tensor (always an intermediate here:
     # a leaf that requires grad refuses); a write through a view is recorded on its base
     ("add_", lambda a, b: (a * 1).add_(b, alpha=2), [(2, 3), (3,)], None),
@@ -159,3 +166,12 @@ INPLACE_AFTER_FORWARD = [
      "[al.DoubleTensor [2, 1]], which is output 0 of AsStrided,"),
     ("output of mul, through a view", lambda a: ((y := a * 3), y.t()), None),
 ]
+
+
+def error_of(f):
+    """(exception type name, message) of what ``f()`` raises, or (None, None)."""
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+    return None, None

@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed; `pip instal
 
 import autograd_lab as al  # noqa: E402
 
-from op_cases import CASES, INPLACE_AFTER_FORWARD, iadd, make_inputs, setitem  # noqa: E402
+from op_cases import CASES, INPLACE_AFTER_FORWARD, error_of, iadd, make_inputs, setitem  # noqa: E402
 
 
 def as_torch(t):
@@ -74,14 +74,6 @@ def test_printing_random_matrices_matches_torch():
         assert repr(al.tensor(a)) == repr(torch.tensor(a))
 
 
-def _error(f):
-    try:
-        f()
-    except Exception as e:  # noqa: BLE001
-        return type(e).__name__, str(e)
-    return None, None
-
-
 @pytest.mark.parametrize("make", [
     lambda lib: lib.mm(lib.ones(1, 3), lib.ones(2, 3)),
     lambda lib: lib.tensor([1, 2], requires_grad=True),
@@ -95,7 +87,7 @@ def _error(f):
     lambda lib: _backward_into_a_grad_of_shape(lib, 1),
 ])
 def test_error_texts_start_with_torchs(make):
-    ours, theirs = _error(lambda: make(al)), _error(lambda: make(torch))
+    ours, theirs = error_of(lambda: make(al)), error_of(lambda: make(torch))
     assert ours[0] == theirs[0]
     assert ours[1].startswith(theirs[1].split("\n")[0].replace("torch.Size([", "(").rstrip("."))
 
@@ -108,10 +100,10 @@ def _backward_into_a_grad_of_shape(lib, n):
 
 
 def test_mismatch_error_matches_torch_up_to_the_shape_spelling():
-    _, theirs = _error(lambda: torch.autograd.grad(torch.outer(*(2 * [torch.ones(4, requires_grad=True)])),
+    _, theirs = error_of(lambda: torch.autograd.grad(torch.outer(*(2 * [torch.ones(4, requires_grad=True)])),
                                                    torch.ones(4), grad_outputs=torch.ones(4)))
     x = al.ones(4, requires_grad=True)
-    _, ours = _error(lambda: al.autograd.grad(al.outer(x, x), x, grad_outputs=al.ones(4)))
+    _, ours = error_of(lambda: al.autograd.grad(al.outer(x, x), x, grad_outputs=al.ones(4)))
     assert ours.startswith(theirs.replace("torch.Size([4])", "(4,)").replace("torch.Size([4, 4])", "(4, 4)"))
 
 
@@ -227,7 +219,7 @@ REFUSED_LIKE_TORCH = {
 
 @pytest.mark.parametrize("case", list(REFUSED_LIKE_TORCH))
 def test_bad_dtypes_are_refused_with_torchs_text(case):
-    ours, theirs = _error(lambda: REFUSED_LIKE_TORCH[case](al)), _error(lambda: REFUSED_LIKE_TORCH[case](torch))
+    ours, theirs = error_of(lambda: REFUSED_LIKE_TORCH[case](al)), error_of(lambda: REFUSED_LIKE_TORCH[case](torch))
     assert theirs[0] is not None and ours[0] == theirs[0]
     assert ours[1] == theirs[1] or ours[1].startswith(theirs[1] + " ")    # perhaps with a hint
 
@@ -385,7 +377,7 @@ NUMBERS_OUT_OF_RANGE = {
 
 @pytest.mark.parametrize("case", list(NUMBERS_OUT_OF_RANGE))
 def test_numbers_out_of_an_integer_dtypes_range_as_in_torch(case):
-    ours, theirs = _error(lambda: NUMBERS_OUT_OF_RANGE[case](al)), _error(lambda: NUMBERS_OUT_OF_RANGE[case](torch))
+    ours, theirs = error_of(lambda: NUMBERS_OUT_OF_RANGE[case](al)), error_of(lambda: NUMBERS_OUT_OF_RANGE[case](torch))
     assert ours == theirs
     if theirs[0] is None:
         ours, theirs = NUMBERS_OUT_OF_RANGE[case](al), NUMBERS_OUT_OF_RANGE[case](torch)
@@ -600,7 +592,7 @@ IN_PLACE = {
 
 @pytest.mark.parametrize("case", list(IN_PLACE))
 def test_in_place_arithmetic_as_in_torch(case):
-    ours, theirs = _error(lambda: IN_PLACE[case](al)), _error(lambda: IN_PLACE[case](torch))
+    ours, theirs = error_of(lambda: IN_PLACE[case](al)), error_of(lambda: IN_PLACE[case](torch))
     assert ours[0] == theirs[0]
     if theirs[0] is not None:
         assert ours[1] == theirs[1] or ours[1].startswith(theirs[1] + ". ")   # perhaps with a hint
@@ -817,7 +809,7 @@ def test_under_anomaly_mode_the_hint_and_the_warning_are_torchs():
             warnings.simplefilter("always")      # (torch also warns that anomaly mode is slow)
             y = x.sigmoid()
             y.add_(1)
-            error = _error(lambda: y.sum().backward())
+            error = error_of(lambda: y.sum().backward())
         warned = str(caught[-1].message)
         said.append((error[0], error[1].replace("torch.", "al."), warned.split("\n")[0], "y = x.sigmoid()" in warned))
     ours, theirs = said

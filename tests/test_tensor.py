@@ -362,3 +362,27 @@ def test_bool_tensors_are_refused_by_minus_and_relu_and_integers_by_norm():
 def test_squeeze_takes_several_dims_and_drops_only_those_of_size_one():
     x = al.zeros(1, 2, 1)
     assert x.squeeze((0, 2)).shape == (2,) and x.squeeze([0, 1]).shape == (2, 1)
+
+
+def test_arange_computes_each_entry_from_the_start_not_by_adding_steps_in_float32():
+    x = al.arange(-8, 8, 0.1)
+    assert x[80].item() == np.float32(4.440892098500626e-16) and abs(x[-1].item() - 7.9) < 1e-6
+    assert al.arange(0, 1, 0.1, dtype=al.float64).tolist()[3] == 0.30000000000000004
+
+
+def test_devices_are_the_cpu_and_asking_for_a_gpu_says_so():
+    x = al.ones(2, device=al.device("cpu")).to("cpu").cpu()
+    assert str(x.device) == "cpu" and repr(x.device) == "device(type='cpu')" and not al.cuda.is_available()
+    with pytest.raises(AssertionError, match=r"^Torch not compiled with CUDA enabled \(autograd_lab runs on the CPU"):
+        x.to("cuda")
+    with pytest.raises(AssertionError, match="no device 'mps'"):
+        al.zeros(2, device="mps")
+
+
+def test_factories_take_a_size_three_ways_and_a_generator():
+    g = al.Generator().manual_seed(1)
+    a = al.randn(2, 3, generator=g)
+    assert al.randn(size=(2, 3), generator=al.Generator().manual_seed(1)).tolist() == a.tolist()
+    assert al.rand((2, 3)).shape == al.zeros([2, 3]).shape == (2, 3)
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type float at pos 0"):
+        al.ones(2.0)

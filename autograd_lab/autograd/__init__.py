@@ -1,10 +1,10 @@
 """``al.autograd``: the torch.autograd subset -- backward, grad, Function, checks, modes."""
 from ..engine import Step, backward, grad, trace_backward
-from ..function import Function, FunctionCtx, once_differentiable
+from .function import Function, FunctionCtx, once_differentiable
 from ..modes import (PassCounter, count_passes, detect_anomaly, enable_grad, is_anomaly_enabled,
                      no_grad, set_detect_anomaly, set_grad_enabled)
 from ..tensor import Tensor as _Tensor
-from . import functional
+from . import forward_ad, functional, graph
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
@@ -18,7 +18,7 @@ def Variable(data, requires_grad=False, volatile=False):
     return t
 
 
-__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Variable",
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Variable", "forward_ad",
            "no_grad", "enable_grad", "set_grad_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "count_passes", "PassCounter", "gradcheck", "gradgradcheck",
            "GradcheckError", "functional", "trace_backward", "Step"]

@@ -1,8 +1,12 @@
-"""``al.nn.functional``: activations and losses built from the rules table."""
+"""``al.nn.functional``: activations and losses, each a row of the rules table (``ops.py``)
+or built from them, with torch's signatures and checks."""
 import warnings
 
-from .. import functions as _f
-from ..tensor import Tensor as _Tensor
+import numpy as np
+
+from .. import dtypes, functions as _f
+from .. import ops as _ops
+from ..tensor import Tensor as _Tensor, _as_tensor as _t
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
@@ -31,18 +35,150 @@ def _dim(input, dim, name, stacklevel):
     return 0 if input.ndim in (0, 1, 3) else 1
 
 
-def mse_loss(input, target, reduction="mean"):
-    if not isinstance(target, _Tensor) or input.shape != target.shape:
-        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape "
-                         f"{tuple(getattr(target, 'shape', ()))} must match")
-    sq = (input - target) ** 2
-    if reduction == "mean":
-        return sq.mean()
-    if reduction == "sum":
-        return sq.sum()
+def _checked(name, input, target, reduction, differs=None):
+    """torch's checks shared by the losses: a known reduction, and a target of the input's
+    size -- one of another size is refused with ``differs`` (the text after the sizes), or,
+    without it, broadcast with torch's warning."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not isinstance(target, _Tensor):
+        raise TypeError(f"{name}(): argument 'target' (position 2) must be Tensor, not {type(target).__name__}")
+    if target.shape != input.shape:
+        sizes = f"target size ({_size(target)}) that is different to the input size ({_size(input)})"
+        if differs is not None:
+            raise ValueError(differs.format(target=_size(target), input=_size(input)))
+        warnings.warn(f"Using a {sizes}. This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+_SAME_SIZE = ("Using a target size ({target}) that is different to the input size ({input}) is "
+              "deprecated. Please ensure they have the same size.")
+
+
+def _size(t):
+    return f"torch.Size({list(t.shape)})"
+
+
+def _legacy(size_average, reduce):
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("size_average and reduce are deprecated in torch and not supported "
+                                  "here; use reduction='mean', 'sum' or 'none'")
+
+
+def _constant(t, like, name):
+    """A weight as an array of the input's dtype: weights are constants here."""
+    if t is None:
+        return None
+    if isinstance(t, _Tensor) and t.requires_grad:
+        raise NotImplementedError(f"autograd_lab does not differentiate with respect to {name}")
+    return np.asarray(t._data if isinstance(t, _Tensor) else t, dtype=like._data.dtype)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """The mean (or sum) of (input - target)²; shapes that differ broadcast, with torch's
+    warning."""
+    _legacy(size_average, reduce)
+    _checked("mse_loss", input, target, reduction)
+    if weight is None:
+        return _ops.mse_loss(input, target, reduction=reduction)
+    if weight.shape != input.shape:               # torch writes the weighted loss out, as here
+        raise ValueError("Weights and input must have the same size.")
+    weighted = (input - target) ** 2 * weight
     if reduction == "none":
-        return sq
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+        return weighted
+    return weighted.sum() if reduction == "sum" else weighted.sum() / weight.sum()
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(t log x + (1 - t) log(1 - x)), for probabilities x in [0, 1]; each log is kept
+    above -100, as in torch."""
+    _legacy(size_average, reduce)
+    _checked("binary_cross_entropy", input, target, reduction, _SAME_SIZE)
+    x = input._data
+    if x.size and not (np.all(x >= 0) and np.all(x <= 1)):    # (NaN fails too)
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    return _ops.binary_cross_entropy(input, target, weight=_constant(weight, input, "weight"),
+                                     reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """binary_cross_entropy(sigmoid(x), t), computed from the logits x without overflow."""
+    _legacy(size_average, reduce)
+    _checked("binary_cross_entropy_with_logits", input, target, reduction,
+             "Target size ({target}) must be the same as input size ({input})")
+    return _ops.binary_cross_entropy_with_logits(input, target, weight=_constant(weight, input, "weight"),
+                                                 pos_weight=_constant(pos_weight, input, "pos_weight"),
+                                                 reduction=reduction)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """-input[i, target[i]] (log-probabilities picked by class index), averaged over the
+    targets' weights."""
+    _legacy(size_average, reduce)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    t = _classes(input, target)
+    _in_bounds(t, input.shape[1] if input.ndim > 1 else input.shape[0], ignore_index)
+    return _ops.nll_loss(input, target=t, weight=_constant(weight, input, "weight"),
+                         ignore_index=ignore_index, reduction=reduction)
+
+
+def _classes(input, target):
+    """The target class indices, checked as torch checks them."""
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{dtypes.scalar_type_name(target._data.dtype)}")
+    if input.ndim == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if input.ndim > 1 and (target.ndim == 0 or target.shape[0] != input.shape[0]):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 0}).")
+    batch = () if input.ndim == 1 else input.shape[:1] + input.shape[2:]
+    if tuple(target.shape) != batch:
+        raise RuntimeError(f"Expected target size {list(batch)}, got {list(target.shape)}")
+    return target._data.astype(np.int64)
+
+
+def _in_bounds(t, classes, ignore_index):
+    bad = (t != ignore_index) & ((t < 0) | (t >= classes))
+    if bad.any():
+        raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """nll_loss(log_softmax(input)) for class indices, or -(target * log_softmax(input))
+    summed over the classes for class probabilities; label_smoothing mixes in the uniform
+    distribution over the classes, as torch does."""
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    dim = 1 if input.ndim > 1 else 0
+    logp = log_softmax(input, dim)
+    eps = label_smoothing
+    classes = input.shape[dim]
+    if target._data.dtype.kind == "f":                      # probabilities, one per class
+        _checked("cross_entropy", input, target, reduction, _SAME_SIZE)
+        w = 1 if weight is None else _ops.unsqueeze(_t(_constant(weight, input, "weight")), -1) \
+            if dim == 0 else _t(_constant(weight, input, "weight")).reshape((classes,) + (1,) * (input.ndim - 2))
+        per_sample = -(logp * (target * (1 - eps) + eps / classes) * w).sum(dim)
+        if reduction == "mean":
+            return per_sample.sum() / (input.numel() // classes)
+        return per_sample.sum() if reduction == "sum" else per_sample
+    loss = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if not eps:
+        return loss
+    ignored = target._data == ignore_index
+    w = 1 if weight is None else _t(_constant(weight, input, "weight")).reshape(
+        (classes,) + (1,) * (input.ndim - 2))
+    smooth = _f.where(_t(ignored), 0.0, -(logp * w).sum(dim))
+    if reduction == "mean":
+        kept = target._data[~ignored]
+        smooth = smooth.sum() / (kept.size if weight is None else float(_constant(weight, input, "w")[kept].sum()))
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - eps) * loss + smooth * (eps / classes)
 
 
 def linear(input, weight, bias=None):

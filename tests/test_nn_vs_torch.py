@@ -1,0 +1,204 @@
+"""Training pieces against torch: losses (values, gradients, second derivatives, options,
+refusals), modules (printed forms, parameters, indexing) and optimizers (the same steps)."""
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed; `pip install torch==2.13.0` "
+                                            "to compare autograd_lab with PyTorch")
+
+import autograd_lab as al  # noqa: E402
+
+from op_cases import error_of  # noqa: E402
+
+rng = np.random.default_rng(0)
+LOGITS, PROBS = rng.normal(size=(4, 3)), rng.uniform(0.05, 0.95, size=(4, 3))
+LABELS, BITS = rng.integers(0, 3, 4), rng.integers(0, 2, (4, 3)).astype(float)
+SOFT = rng.dirichlet(np.ones(3), 4)
+LOSSES = {   # (make the loss from lib and the input x, input values)
+    "mse_loss": (lambda L, x: L.nn.functional.mse_loss(x, L.tensor(PROBS)), LOGITS),
+    "mse_loss, sum": (lambda L, x: L.nn.functional.mse_loss(x, L.tensor(PROBS), reduction="sum"), LOGITS),
+    "mse_loss, weight": (lambda L, x: L.nn.functional.mse_loss(x, L.tensor(PROBS), weight=L.tensor(BITS)), LOGITS),
+    "binary_cross_entropy": (lambda L, x: L.nn.functional.binary_cross_entropy(x, L.tensor(BITS)), PROBS),
+    "binary_cross_entropy, weight, none": (lambda L, x: L.nn.functional.binary_cross_entropy(
+        x, L.tensor(BITS), weight=L.tensor([1.0, 2.0, 0.5], dtype=L.float64), reduction="none"), PROBS),
+    "binary_cross_entropy_with_logits": (lambda L, x: L.nn.functional.binary_cross_entropy_with_logits(
+        x, L.tensor(BITS)), LOGITS),
+    "binary_cross_entropy_with_logits, pos_weight": (lambda L, x: L.nn.functional.binary_cross_entropy_with_logits(
+        x, L.tensor(BITS), pos_weight=L.tensor([1.0, 3.0, 0.5], dtype=L.float64)), LOGITS * 5),
+    "cross_entropy": (lambda L, x: L.nn.functional.cross_entropy(x, L.tensor(LABELS)), LOGITS),
+    "cross_entropy, weight, sum": (lambda L, x: L.nn.functional.cross_entropy(
+        x, L.tensor(LABELS), weight=L.tensor([0.2, 1.0, 3.0], dtype=L.float64), reduction="sum"), LOGITS),
+    "cross_entropy, ignore_index": (lambda L, x: L.nn.functional.cross_entropy(
+        x, L.tensor(LABELS), ignore_index=int(LABELS[0])), LOGITS),
+    "cross_entropy, label_smoothing": (lambda L, x: L.nn.functional.cross_entropy(
+        x, L.tensor(LABELS), label_smoothing=0.1), LOGITS),
+    "cross_entropy, probabilities": (lambda L, x: L.nn.functional.cross_entropy(x, L.tensor(SOFT)), LOGITS),
+    "cross_entropy, one sample": (lambda L, x: L.nn.functional.cross_entropy(x[0], L.tensor(LABELS[0])), LOGITS),
+    "cross_entropy, a class per pixel": (lambda L, x: L.nn.functional.cross_entropy(
+        x.reshape(2, 3, 2), L.tensor(LABELS.reshape(2, 2))), LOGITS),
+    "nll_loss, none": (lambda L, x: L.nn.functional.nll_loss(x.log_softmax(1), L.tensor(LABELS), reduction="none"),
+                       LOGITS),
+    "CrossEntropyLoss": (lambda L, x: L.nn.CrossEntropyLoss()(x, L.tensor(LABELS)), LOGITS),
+    "BCELoss": (lambda L, x: L.nn.BCELoss()(x, L.tensor(BITS)), PROBS),
+    "BCEWithLogitsLoss": (lambda L, x: L.nn.BCEWithLogitsLoss(reduction="sum")(x, L.tensor(BITS)), LOGITS),
+    "MSELoss": (lambda L, x: L.nn.MSELoss()(x, L.tensor(PROBS)), LOGITS),
+    "NLLLoss": (lambda L, x: L.nn.NLLLoss()(L.nn.LogSoftmax(dim=1)(x), L.tensor(LABELS)), LOGITS),
+}
+
+
+@pytest.mark.parametrize("case", list(LOSSES))
+def test_losses_match_torch_in_value_gradient_and_second_derivative(case):
+    make, values = LOSSES[case]
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor(values, requires_grad=True)
+        loss = make(lib, x)
+        seed = lib.tensor(np.linspace(0.5, 1.5, loss.numel()).reshape(tuple(loss.shape)))
+        g, = lib.autograd.grad(loss, x, seed, create_graph=True)
+        h, = lib.autograd.grad((g * g).sum(), x)
+        results.append((loss.detach().numpy(), g.detach().numpy(), h.numpy(), loss.grad_fn.name()))
+        assert lib.autograd.gradcheck(lambda x: make(lib, x), (x,))
+    (v, g, h, name), (tv, tg, th, tname) = results
+    assert np.allclose(v, tv) and np.allclose(g, tg) and np.allclose(h, th)
+    assert name == tname or case.startswith("cross_entropy, ") and "indices" not in case
+
+
+@pytest.mark.parametrize("case", ["mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                                  "cross_entropy"])
+def test_losses_push_tangents_as_torchs_forward_ad(case):
+    make, values = LOSSES[case]
+    tangents = []
+    for lib in (al, torch):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(lib.tensor(values), lib.tensor(np.cos(values)))
+            tangents.append(fwAD.unpack_dual(make(lib, x)).tangent.numpy())
+    assert np.allclose(*tangents)
+
+
+REFUSED = {
+    "a class out of range": lambda L: L.nn.functional.cross_entropy(L.zeros(3, 4), L.tensor([0, 1, 5])),
+    "a negative class": lambda L: L.nn.functional.cross_entropy(L.zeros(3, 4), L.tensor([0, 1, -1])),
+    "batch sizes differ": lambda L: L.nn.functional.cross_entropy(L.zeros(3, 4), L.tensor([0, 1])),
+    "int32 classes": lambda L: L.nn.functional.cross_entropy(L.zeros(3, 4), L.tensor([0, 1, 2], dtype=L.int32)),
+    "float classes for nll_loss": lambda L: L.nn.functional.nll_loss(L.zeros(3, 4), L.tensor([0.0, 1, 2])),
+    "a reduction that is not one": lambda L: L.nn.functional.cross_entropy(L.zeros(3, 4), L.tensor([0, 1, 2]),
+                                                                           reduction="avg"),
+    "label_smoothing above 1": lambda L: L.nn.functional.cross_entropy(L.zeros(3, 4), L.tensor([0, 1, 2]),
+                                                                       label_smoothing=1.5),
+    "a probability above 1": lambda L: L.nn.functional.binary_cross_entropy(L.tensor([0.5, 1.2]), L.tensor([1.0, 0.0])),
+    "BCE targets of another size": lambda L: L.nn.functional.binary_cross_entropy(L.tensor([0.5, 0.2]),
+                                                                                  L.tensor([[1.0, 0.0]])),
+    "BCE with logits, targets of another size": lambda L: L.nn.functional.binary_cross_entropy_with_logits(
+        L.tensor([0.5, 0.2]), L.tensor([[1.0, 0.0]])),
+    "SGD, a negative learning rate": lambda L: L.optim.SGD([L.ones(1, requires_grad=True)], lr=-1),
+    "SGD, Nesterov without momentum": lambda L: L.optim.SGD([L.ones(1, requires_grad=True)], lr=0.1, nesterov=True),
+    "Adam, a beta of 1": lambda L: L.optim.Adam([L.ones(1, requires_grad=True)], betas=(1.0, 0.9)),
+    "Adam, a negative eps": lambda L: L.optim.Adam([L.ones(1, requires_grad=True)], eps=-1),
+    "an empty parameter list": lambda L: L.optim.SGD([], lr=0.1),
+    "a tensor for params": lambda L: L.optim.Adam(L.ones(2, requires_grad=True)),
+    "a non-leaf to optimize": lambda L: L.optim.SGD([L.ones(1, requires_grad=True) * 2], lr=0.1),
+    "a module without forward": lambda L: L.nn.Module()(1),
+    "a parameter before __init__": lambda L: _assign_too_early(L),
+}
+
+
+def _assign_too_early(L):
+    class Early(L.nn.Module):
+        def __init__(self):
+            self.w = L.nn.Parameter(L.ones(2))
+    Early()
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_training_pieces_refuse_what_torch_refuses_in_its_words(case):
+    ours, theirs = error_of(lambda: REFUSED[case](al)), error_of(lambda: REFUSED[case](torch))
+    assert theirs[0] is not None and ours == theirs
+
+
+def test_mse_loss_broadcasts_targets_of_another_size_with_torchs_warning():
+    said = []
+    for lib in (al, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loss = lib.nn.functional.mse_loss(lib.tensor([[0.5], [0.2]]), lib.tensor([1.0, 0.0]))
+        said.append((round(loss.item(), 6), [str(w.message) for w in caught]))
+    assert said[0] == said[1]
+
+
+def _network(L):
+    class NeuralNetwork(L.nn.Module):       # "Build the Neural Network", smaller
+        def __init__(self):
+            super().__init__()
+            self.flatten = L.nn.Flatten()
+            self.stack = L.nn.Sequential(L.nn.Linear(6, 5), L.nn.ReLU(), L.nn.Linear(5, 3, bias=False),
+                                         L.nn.Softmax(dim=1))
+
+        def forward(self, x):
+            return self.stack(self.flatten(x))
+    return NeuralNetwork()
+
+
+def test_modules_print_and_list_their_parameters_as_torchs():
+    said = []
+    for lib in (al, torch):
+        model = _network(lib).to("cpu")
+        model.eval()
+        flags = [m.training for m in model.modules()]
+        model.train()
+        said.append((repr(model), [(n, tuple(p.shape)) for n, p in model.named_parameters()],
+                     [type(m).__name__ for m in model.stack], repr(model.stack[0]), len(model.stack),
+                     repr(model.stack[1:3]), [n for n, _ in model.named_children()], flags,
+                     isinstance(model.stack[0].weight, lib.nn.Parameter), isinstance(lib.ones(1), lib.nn.Parameter),
+                     repr(lib.nn.Parameter(lib.ones(2))), repr(lib.nn.Identity()), repr(lib.nn.ReLU(inplace=True)),
+                     tuple(model(lib.ones(2, 2, 3)).shape), model.double().stack[0].weight.dtype == lib.float64))
+    assert said[0] == said[1]
+
+
+OPTIMIZERS = {
+    "SGD": lambda L, p: L.optim.SGD(p, lr=0.1),
+    "SGD, momentum and weight decay": lambda L, p: L.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=1e-2),
+    "SGD, Nesterov, maximize": lambda L, p: L.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True, maximize=True),
+    "SGD, dampening": lambda L, p: L.optim.SGD(p, lr=0.05, momentum=0.5, dampening=0.3),
+    "Adam": lambda L, p: L.optim.Adam(p, lr=0.01),
+    "Adam, weight decay, amsgrad": lambda L, p: L.optim.Adam(p, lr=0.01, weight_decay=0.1, amsgrad=True),
+    "Adam, decoupled weight decay": lambda L, p: L.optim.Adam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+    "param groups": lambda L, p: L.optim.SGD([{"params": p[:2], "lr": 0.3}, {"params": p[2:]}], lr=0.1, momentum=0.5),
+}
+
+
+@pytest.mark.parametrize("case", list(OPTIMIZERS))
+def test_optimizers_take_torchs_steps(case):
+    runs = []
+    for lib in (al, torch):
+        data = np.random.default_rng(1)
+        X, y = lib.tensor(data.normal(size=(8, 4)), dtype=lib.float32), lib.tensor(data.integers(0, 3, 8))
+        model = lib.nn.Sequential(lib.nn.Linear(4, 5), lib.nn.Tanh(), lib.nn.Linear(5, 3))
+        with lib.no_grad():
+            for p in model.parameters():
+                p.copy_(lib.tensor(data.uniform(-0.5, 0.5, tuple(p.shape)), dtype=lib.float32))
+        optimizer = OPTIMIZERS[case](lib, list(model.parameters()))
+        losses = []
+        for step in range(15):
+            optimizer.zero_grad(set_to_none=step % 2 == 0)
+            loss = lib.nn.functional.cross_entropy(model(X), y)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        runs.append((losses, [p.detach().numpy() for p in model.parameters()], repr(optimizer)))
+    (losses, params, text), (t_losses, t_params, t_text) = runs
+    assert np.allclose(losses, t_losses, atol=1e-6) and all(np.allclose(a, b, atol=1e-6) for a, b in zip(params, t_params))
+    assert text == t_text
+
+
+def test_zero_grad_sets_to_none_or_to_zeros_as_torch():
+    for lib in (al, torch):
+        w = lib.ones(2, requires_grad=True)
+        optimizer = lib.optim.SGD([w], lr=0.1)
+        (w * 3).sum().backward()
+        optimizer.zero_grad(set_to_none=False)
+        assert w.grad.tolist() == [0.0, 0.0]
+        optimizer.zero_grad()
+        assert w.grad is None

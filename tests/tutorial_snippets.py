@@ -1,0 +1,841 @@
+"""Code as readers bring it from PyTorch's tutorials and docs, d2l and micrograd, written
+here in our own words where the original is long.  Each snippet is run unmodified with
+``torch`` bound to PyTorch and to autograd_lab (see test_tutorial_snippets.py)."""
+
+SNIPPETS = {}
+
+
+def snippet(source_title):
+    def add(code):
+        SNIPPETS[f"{source_title} #{sum(k.startswith(source_title) for k in SNIPPETS) + 1}"] = code
+    return add
+
+
+# -- PyTorch: "A Gentle Introduction to torch.autograd" --------------------------------------
+gentle = snippet("A Gentle Introduction to torch.autograd")
+gentle("""
+import torch
+a = torch.tensor([2., 3.], requires_grad=True)
+b = torch.tensor([6., 4.], requires_grad=True)
+Q = 3*a**3 - b**2
+external_grad = torch.tensor([1., 1.])
+Q.backward(gradient=external_grad)
+print(9*a**2 == a.grad)
+print(-2*b == b.grad)
+""")
+gentle("""
+import torch
+x = torch.rand(5, 5)
+y = torch.rand(5, 5)
+z = torch.rand((5, 5), requires_grad=True)
+a = x + y
+print(f"Does `a` require gradients?: {a.requires_grad}")
+b = x + z
+print(f"Does `b` require gradients?: {b.requires_grad}")
+""")
+gentle("""
+import torch
+from torch import nn, optim
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+for param in model.parameters():
+    param.requires_grad = False
+model[-1].weight.requires_grad_(True)
+optimizer = optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
+print([p.requires_grad for p in model.parameters()])
+""")
+
+# -- PyTorch: the 60-minute blitz, "Autograd: automatic differentiation" (older edition) ------
+blitz = snippet("Autograd: automatic differentiation")
+blitz("""
+import torch
+x = torch.ones(2, 2, requires_grad=True)
+print(x)
+y = x + 2
+print(y)
+print(y.grad_fn)
+z = y * y * 3
+out = z.mean()
+print(z, out)
+out.backward()
+print(x.grad)
+""")
+blitz("""
+import torch
+a = torch.randn(2, 2)
+a = ((a * 3) / (a - 1))
+print(a.requires_grad)
+a.requires_grad_(True)
+print(a.requires_grad)
+b = (a * a).sum()
+print(b.grad_fn)
+""")
+blitz("""
+import torch
+x = torch.randn(3, requires_grad=True)
+y = x * 2
+while y.data.norm() < 1000:
+    y = y * 2
+print(y)
+gradients = torch.tensor([0.1, 1.0, 0.0001], dtype=torch.float)
+y.backward(gradients)
+print(x.grad)
+print(x.requires_grad)
+print((x ** 2).requires_grad)
+with torch.no_grad():
+    print((x ** 2).requires_grad)
+""")
+
+# -- PyTorch: "Automatic Differentiation with torch.autograd" (Learn the Basics) -------------
+basics = snippet("Automatic Differentiation with torch.autograd")
+basics("""
+import torch
+x = torch.ones(5)  # input tensor
+y = torch.zeros(3)  # expected output
+w = torch.randn(5, 3, requires_grad=True)
+b = torch.randn(3, requires_grad=True)
+z = torch.matmul(x, w)+b
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+print(f"Gradient function for z = {z.grad_fn}")
+print(f"Gradient function for loss = {loss.grad_fn}")
+loss.backward()
+print(w.grad)
+print(b.grad)
+""")
+basics("""
+import torch
+x, w, b = torch.ones(5), torch.randn(5, 3, requires_grad=True), torch.randn(3, requires_grad=True)
+z = torch.matmul(x, w)+b
+print(z.requires_grad)
+with torch.no_grad():
+    z = torch.matmul(x, w)+b
+print(z.requires_grad)
+z = torch.matmul(x, w)+b
+z_det = z.detach()
+print(z_det.requires_grad)
+""")
+basics("""
+import torch
+inp = torch.eye(4, 5, requires_grad=True)
+out = (inp+1).pow(2).t()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"First call\\n{inp.grad}")
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nSecond call\\n{inp.grad}")
+inp.grad.zero_()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nCall after zeroing gradients\\n{inp.grad}")
+""")
+
+# -- PyTorch: "Build the Neural Network" and "Optimizing Model Parameters" (smaller sizes) ---
+build = snippet("Build the Neural Network")
+build("""
+import torch
+from torch import nn
+device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
+print(f"Using {device} device")
+class NeuralNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.linear_relu_stack = nn.Sequential(
+            nn.Linear(4*4, 12), nn.ReLU(), nn.Linear(12, 12), nn.ReLU(), nn.Linear(12, 5))
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+model = NeuralNetwork().to(device)
+print(model)
+X = torch.rand(1, 4, 4, device=device)
+logits = model(X)
+pred_probab = nn.Softmax(dim=1)(logits)
+y_pred = pred_probab.argmax(1)
+print(f"Predicted class: {y_pred}")
+for name, param in model.named_parameters():
+    print(f"Layer: {name} | Size: {param.size()} | Values : {param[:2]} \\n")
+""")
+build("""
+import torch
+from torch import nn
+input_image = torch.rand(3, 4, 4)
+print(input_image.size())
+flatten = nn.Flatten()
+flat_image = flatten(input_image)
+print(flat_image.size())
+layer1 = nn.Linear(in_features=16, out_features=6)
+hidden1 = layer1(flat_image)
+print(hidden1.size())
+hidden1 = nn.ReLU()(hidden1)
+seq_modules = nn.Sequential(flatten, layer1, nn.ReLU(), nn.Linear(6, 3))
+logits = seq_modules(input_image)
+softmax = nn.Softmax(dim=1)
+pred_probab = softmax(logits)
+print(pred_probab.sum(1))
+""")
+optimizing = snippet("Optimizing Model Parameters")
+optimizing("""
+import torch
+from torch import nn
+model = nn.Sequential(nn.Flatten(), nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
+loss_fn = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-1)
+X, y = torch.randn(10, 2, 3), torch.randint(0, 3, (10,))
+def train_loop():
+    model.train()
+    for batch in range(5):
+        pred = model(X)
+        loss = loss_fn(pred, y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        print(f"loss: {loss.item():>7f}")
+def test_loop():
+    model.eval()
+    with torch.no_grad():
+        pred = model(X)
+        test_loss = loss_fn(pred, y).item()
+        correct = (pred.argmax(1) == y).type(torch.float).sum().item()
+    print(f"Accuracy: {(100*correct/len(y)):>0.1f}%, Avg loss: {test_loss:>8f}")
+train_loop()
+test_loop()
+""")
+
+# -- PyTorch: "Learning PyTorch with Examples" ------------------------------------------------
+examples = snippet("Learning PyTorch with Examples")
+examples("""
+import torch
+import math
+dtype = torch.float
+device = torch.device("cpu")
+x = torch.linspace(-math.pi, math.pi, 2000, device=device, dtype=dtype)
+y = torch.sin(x)
+a = torch.randn((), device=device, dtype=dtype, requires_grad=True)
+b = torch.randn((), device=device, dtype=dtype, requires_grad=True)
+c = torch.randn((), device=device, dtype=dtype, requires_grad=True)
+d = torch.randn((), device=device, dtype=dtype, requires_grad=True)
+learning_rate = 1e-6
+for t in range(300):
+    y_pred = a + b * x + c * x ** 2 + d * x ** 3
+    loss = (y_pred - y).pow(2).sum()
+    if t % 100 == 99:
+        print(t, loss.item())
+    loss.backward()
+    with torch.no_grad():
+        a -= learning_rate * a.grad
+        b -= learning_rate * b.grad
+        c -= learning_rate * c.grad
+        d -= learning_rate * d.grad
+        a.grad = None
+        b.grad = None
+        c.grad = None
+        d.grad = None
+print(f'Result: y = {a.item()} + {b.item()} x + {c.item()} x^2 + {d.item()} x^3')
+""")
+examples("""
+import torch
+import math
+class LegendrePolynomial3(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return 0.5 * (5 * input ** 3 - 3 * input)
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        return grad_output * 1.5 * (5 * input ** 2 - 1)
+dtype = torch.float
+device = torch.device("cpu")
+x = torch.linspace(-math.pi, math.pi, 2000, device=device, dtype=dtype)
+y = torch.sin(x)
+a = torch.full((), 0.0, device=device, dtype=dtype, requires_grad=True)
+b = torch.full((), -1.0, device=device, dtype=dtype, requires_grad=True)
+c = torch.full((), 0.0, device=device, dtype=dtype, requires_grad=True)
+d = torch.full((), 0.3, device=device, dtype=dtype, requires_grad=True)
+learning_rate = 5e-6
+for t in range(300):
+    P3 = LegendrePolynomial3.apply
+    y_pred = a + b * P3(c + d * x)
+    loss = (y_pred - y).pow(2).sum()
+    if t % 100 == 99:
+        print(t, loss.item())
+    loss.backward()
+    with torch.no_grad():
+        a -= learning_rate * a.grad
+        b -= learning_rate * b.grad
+        c -= learning_rate * c.grad
+        d -= learning_rate * d.grad
+        a.grad = None
+        b.grad = None
+        c.grad = None
+        d.grad = None
+print(f'Result: y = {a.item()} + {b.item()} * P3({c.item()} + {d.item()} x)')
+""")
+examples("""
+import torch
+import math
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+p = torch.tensor([1, 2, 3])
+xx = x.unsqueeze(-1).pow(p)
+model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+loss_fn = torch.nn.MSELoss(reduction='sum')
+learning_rate = 1e-6
+for t in range(300):
+    y_pred = model(xx)
+    loss = loss_fn(y_pred, y)
+    if t % 100 == 99:
+        print(t, loss.item())
+    model.zero_grad()
+    loss.backward()
+    with torch.no_grad():
+        for param in model.parameters():
+            param -= learning_rate * param.grad
+linear_layer = model[0]
+print(f'Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x + {linear_layer.weight[:, 1].item()} x^2 + {linear_layer.weight[:, 2].item()} x^3')
+""")
+examples("""
+import torch
+import math
+class Polynomial3(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Parameter(torch.randn(()))
+        self.b = torch.nn.Parameter(torch.randn(()))
+        self.c = torch.nn.Parameter(torch.randn(()))
+        self.d = torch.nn.Parameter(torch.randn(()))
+    def forward(self, x):
+        return self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+    def string(self):
+        return f'y = {self.a.item()} + {self.b.item()} x + {self.c.item()} x^2 + {self.d.item()} x^3'
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+model = Polynomial3()
+criterion = torch.nn.MSELoss(reduction='sum')
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-6)
+for t in range(300):
+    y_pred = model(x)
+    loss = criterion(y_pred, y)
+    if t % 100 == 99:
+        print(t, loss.item())
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(f'Result: {model.string()}')
+""")
+examples("""
+import random
+import torch
+import math
+class DynamicNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Parameter(torch.randn(()))
+        self.b = torch.nn.Parameter(torch.randn(()))
+        self.c = torch.nn.Parameter(torch.randn(()))
+        self.d = torch.nn.Parameter(torch.randn(()))
+        self.e = torch.nn.Parameter(torch.randn(()))
+    def forward(self, x):
+        y = self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+        for exp in range(4, random.randint(4, 6)):
+            y = y + self.e * x ** exp
+        return y
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+model = DynamicNet()
+criterion = torch.nn.MSELoss(reduction='sum')
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
+for t in range(200):
+    y_pred = model(x)
+    loss = criterion(y_pred, y)
+    if t % 50 == 49:
+        print(t, loss.item())
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""")
+
+# -- PyTorch: "Double Backward with Custom Functions" ----------------------------------------
+double = snippet("Double Backward with Custom Functions")
+double("""
+import torch
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**2
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return grad_out * 2 * x
+x = torch.rand(3, 3, requires_grad=True, dtype=torch.double)
+print(torch.autograd.gradcheck(Square.apply, x))
+print(torch.autograd.gradgradcheck(Square.apply, x))
+x = torch.tensor(1., requires_grad=True).clone()
+out = Square.apply(x)
+grad_x, = torch.autograd.grad(out, x, create_graph=True)
+print(grad_x)
+""")
+double("""
+import torch
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        result = torch.exp(x)
+        ctx.save_for_backward(result)
+        return result
+    @staticmethod
+    def backward(ctx, grad_out):
+        result, = ctx.saved_tensors
+        return result * grad_out
+x = torch.tensor(1., requires_grad=True, dtype=torch.double).clone()
+print(torch.autograd.gradcheck(Exp.apply, x))
+print(torch.autograd.gradgradcheck(Exp.apply, x))
+out = Exp.apply(x)
+grad_x, = torch.autograd.grad(out, x, create_graph=True)
+print(grad_x.requires_grad, torch.autograd.grad(grad_x, x)[0])
+""")
+double("""
+import torch
+class Sinh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        expx = torch.exp(x)
+        expnegx = torch.exp(-x)
+        ctx.save_for_backward(expx, expnegx)
+        return (expx - expnegx) / 2, expx, expnegx
+    @staticmethod
+    def backward(ctx, grad_out, _grad_out_exp, _grad_out_negexp):
+        expx, expnegx = ctx.saved_tensors
+        grad_input = grad_out * (expx + expnegx) / 2
+        grad_input += _grad_out_exp * expx
+        grad_input -= _grad_out_negexp * expnegx
+        return grad_input
+def sinh(x):
+    return Sinh.apply(x)[0]
+x = torch.rand(3, 3, requires_grad=True, dtype=torch.double)
+print(torch.autograd.gradcheck(sinh, x))
+print(torch.autograd.gradgradcheck(sinh, x))
+out = sinh(x)
+grad_x, = torch.autograd.grad(out.sum(), x, create_graph=True)
+print(grad_x)
+""")
+double("""
+import torch
+def cube_forward(x):
+    return x**3
+def cube_backward(grad_out, x):
+    return grad_out * 3 * x**2
+def cube_backward_backward(grad_out, sav_grad_out, x):
+    return grad_out * sav_grad_out * 6 * x
+def cube_backward_backward_grad_out(grad_out, x):
+    return grad_out * 3 * x**2
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return cube_forward(x)
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return CubeBackward.apply(grad_out, x)
+class CubeBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, grad_out, x):
+        ctx.save_for_backward(x, grad_out)
+        return cube_backward(grad_out, x)
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, sav_grad_out = ctx.saved_tensors
+        dx = cube_backward_backward(grad_out, sav_grad_out, x)
+        dgrad_out = cube_backward_backward_grad_out(grad_out, x)
+        return dgrad_out, dx
+x = torch.tensor(2., requires_grad=True, dtype=torch.double)
+print(torch.autograd.gradcheck(Cube.apply, x))
+print(torch.autograd.gradgradcheck(Cube.apply, x))
+""")
+
+# -- PyTorch: "Extending PyTorch" (notes/extending) -------------------------------------------
+extending = snippet("Extending PyTorch")
+extending("""
+import torch
+from torch.autograd import Function
+class LinearFunction(Function):
+    @staticmethod
+    def forward(input, weight, bias):
+        output = input.mm(weight.t())
+        if bias is not None:
+            output += bias.unsqueeze(0).expand_as(output)
+        return output
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        input, weight, bias = inputs
+        ctx.save_for_backward(input, weight, bias)
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight, bias = ctx.saved_tensors
+        grad_input = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad_output.mm(weight)
+        if ctx.needs_input_grad[1]:
+            grad_weight = grad_output.t().mm(input)
+        if bias is not None and ctx.needs_input_grad[2]:
+            grad_bias = grad_output.sum(0)
+        return grad_input, grad_weight, grad_bias
+from torch.autograd import gradcheck
+input = (torch.randn(20,20,dtype=torch.double,requires_grad=True), torch.randn(30,20,dtype=torch.double,requires_grad=True), None)
+test = gradcheck(LinearFunction.apply, input, eps=1e-6, atol=1e-4)
+print(test)
+""")
+extending("""
+import torch
+from torch.autograd import Function
+class MulConstant(Function):
+    @staticmethod
+    def forward(tensor, constant):
+        return tensor * constant
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        tensor, constant = inputs
+        ctx.constant = constant
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.constant, None
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+MulConstant.apply(x, 5.0).sum().backward()
+print(x.grad)
+""")
+extending("""
+import torch
+from torch.autograd import Function
+class MyCube(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        dx = 3 * x ** 2
+        result = x ** 3
+        return result, dx
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, = inputs
+        result, dx = output
+        ctx.save_for_backward(x, dx)
+    @staticmethod
+    def backward(ctx, grad_output, grad_dx):
+        x, dx = ctx.saved_tensors
+        result = grad_output * dx + grad_dx * 6 * x
+        return result
+def my_cube(x):
+    result, dx = MyCube.apply(x)
+    return result
+x = torch.tensor([1., 2.], dtype=torch.double, requires_grad=True)
+print(torch.autograd.gradcheck(my_cube, x))
+print(torch.autograd.gradgradcheck(my_cube, x))
+""")
+
+# -- PyTorch: "Forward-mode Automatic Differentiation" -----------------------------------------
+forward = snippet("Forward-mode Automatic Differentiation")
+forward("""
+import torch
+import torch.autograd.forward_ad as fwAD
+primal = torch.randn(10, 10)
+tangent = torch.randn(10, 10)
+def fn(x, y):
+    return x ** 2 + y ** 2
+with fwAD.dual_level():
+    dual_input = fwAD.make_dual(primal, tangent)
+    assert fwAD.unpack_dual(dual_input).tangent is tangent
+    dual_input_alt = fwAD.make_dual(primal, tangent.T)
+    assert fwAD.unpack_dual(dual_input_alt).tangent is not tangent
+    plain_tensor = torch.randn(10, 10)
+    dual_output = fn(dual_input, plain_tensor)
+    jvp = fwAD.unpack_dual(dual_output).tangent
+assert fwAD.unpack_dual(dual_output).tangent is None
+print(jvp[:2, :3])
+""")
+forward("""
+import torch
+import torch.autograd.forward_ad as fwAD
+import torch.nn as nn
+model = nn.Linear(5, 5)
+input = torch.randn(16, 5)
+params = {name: p for name, p in model.named_parameters()}
+tangents = {name: torch.rand_like(p) for name, p in params.items()}
+with fwAD.dual_level():
+    for name, p in params.items():
+        delattr(model, name)
+        setattr(model, name, fwAD.make_dual(p, tangents[name]))
+    out = model(input)
+    jvp = fwAD.unpack_dual(out).tangent
+print(jvp.detach()[:2])
+""")
+forward("""
+import torch
+import torch.autograd.forward_ad as fwAD
+class Fn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, foo):
+        result = torch.exp(foo)
+        ctx.result = result
+        return result
+    @staticmethod
+    def jvp(ctx, gI):
+        gO = gI * ctx.result
+        del ctx.result
+        return gO
+fn = Fn.apply
+primal = torch.randn(10, 10, dtype=torch.double, requires_grad=True)
+tangent = torch.randn(10, 10)
+with fwAD.dual_level():
+    dual_input = fwAD.make_dual(primal, tangent)
+    dual_output = fn(dual_input)
+    jvp = fwAD.unpack_dual(dual_output).tangent
+print(torch.autograd.gradcheck(Fn.apply, (primal,), check_forward_ad=True,
+                         check_backward_ad=False, check_undefined_grad=False,
+                         check_batched_grad=False))
+""")
+
+# -- PyTorch: "Autograd mechanics" and the grad-mode docs ----------------------------------------
+mechanics = snippet("Autograd mechanics")
+mechanics("""
+import torch
+x = torch.randn(5, requires_grad=True)
+y = x.pow(2)
+print(x.equal(y.grad_fn._saved_self))
+print(x is y.grad_fn._saved_self)
+y = x.exp()
+print(y.equal(y.grad_fn._saved_result))
+print(y is y.grad_fn._saved_result)
+""")
+mechanics("""
+import torch
+def pack_hook(x):
+    print("Packing", x)
+    return x
+def unpack_hook(x):
+    print("Unpacking", x)
+    return x
+a = torch.ones(5, requires_grad=True)
+b = torch.ones(5, requires_grad=True) * 2
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = a * b
+y.sum().backward()
+""")
+mechanics("""
+import torch
+x = torch.ones(1, 2, 3, requires_grad=True)
+with torch.inference_mode():
+    y = x * x
+print(y.requires_grad)
+@torch.inference_mode()
+def func(x):
+    return x * x
+out = func(x)
+print(out.requires_grad)
+@torch.no_grad()
+def doubler(x):
+    return x * 2
+print(doubler(x).requires_grad)
+with torch.no_grad():
+    a = torch.nn.Parameter(torch.rand(10))
+print(a.requires_grad)
+""")
+
+# -- torch.optim documentation ---------------------------------------------------------------
+optim_docs = snippet("torch.optim")
+optim_docs("""
+import torch
+from torch import nn, optim
+model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+loss_fn = nn.MSELoss()
+dataset = [(torch.randn(8, 3), torch.randn(8, 1)) for _ in range(5)]
+optimizer = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+for input, target in dataset:
+    optimizer.zero_grad()
+    output = model(input)
+    loss = loss_fn(output, target)
+    loss.backward()
+    optimizer.step()
+    print(loss.item())
+optimizer = optim.Adam([model[0].weight, model[0].bias], lr=0.0001)
+print(optimizer)
+""")
+optim_docs("""
+import torch
+from torch import nn, optim
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.base = nn.Linear(3, 3)
+        self.classifier = nn.Linear(3, 2)
+    def forward(self, x):
+        return self.classifier(self.base(x).relu())
+model = Net()
+optimizer = optim.SGD([
+    {'params': model.base.parameters(), 'lr': 1e-2},
+    {'params': model.classifier.parameters()}
+], lr=1e-3, momentum=0.9)
+X, y = torch.randn(6, 3), torch.tensor([0, 1, 1, 0, 1, 0])
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = nn.functional.cross_entropy(model(X), y)
+    loss.backward()
+    optimizer.step()
+    print(loss.item(), optimizer.param_groups[0]['lr'])
+""")
+
+# -- d2l.ai: "Automatic Differentiation" and "Linear Regression Implementation from Scratch" ---
+d2l = snippet("d2l")
+d2l("""
+import torch
+x = torch.arange(4.0)
+print(x)
+x.requires_grad_(True)
+print(x.grad)
+y = 2 * torch.dot(x, x)
+print(y)
+y.backward()
+print(x.grad)
+print(x.grad == 4 * x)
+x.grad.zero_()
+y = x.sum()
+y.backward()
+print(x.grad)
+x.grad.zero_()
+y = x * x
+y.backward(gradient=torch.ones(len(y)))
+print(x.grad)
+x.grad.zero_()
+y = x * x
+u = y.detach()
+z = u * x
+z.sum().backward()
+print(x.grad == u)
+""")
+d2l("""
+import torch
+def f(a):
+    b = a * 2
+    while b.norm() < 1000:
+        b = b * 2
+    if b.sum() > 0:
+        c = b
+    else:
+        c = 100 * b
+    return c
+a = torch.randn(size=(), requires_grad=True)
+d = f(a)
+d.backward()
+print(a.grad == d / a)
+""")
+d2l("""
+import random
+import torch
+def synthetic_data(w, b, num_examples):
+    X = torch.normal(0, 1, (num_examples, len(w)))
+    y = torch.matmul(X, w) + b
+    y += torch.normal(0, 0.01, y.shape)
+    return X, y.reshape((-1, 1))
+true_w = torch.tensor([2, -3.4])
+true_b = 4.2
+features, labels = synthetic_data(true_w, true_b, 200)
+def data_iter(batch_size, features, labels):
+    num_examples = len(features)
+    indices = list(range(num_examples))
+    random.shuffle(indices)
+    for i in range(0, num_examples, batch_size):
+        batch_indices = torch.tensor(indices[i: min(i + batch_size, num_examples)])
+        yield features[batch_indices], labels[batch_indices]
+w = torch.normal(0, 0.01, size=(2,1), requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+def linreg(X, w, b):
+    return torch.matmul(X, w) + b
+def squared_loss(y_hat, y):
+    return (y_hat - y.reshape(y_hat.shape)) ** 2 / 2
+def sgd(params, lr, batch_size):
+    with torch.no_grad():
+        for param in params:
+            param -= lr * param.grad / batch_size
+            param.grad.zero_()
+lr, num_epochs, net, loss = 0.03, 3, linreg, squared_loss
+for epoch in range(num_epochs):
+    for X, y in data_iter(10, features, labels):
+        l = loss(net(X, w, b), y)
+        l.sum().backward()
+        sgd([w, b], lr, 10)
+    with torch.no_grad():
+        train_l = loss(net(features, w, b), labels)
+        print(f'epoch {epoch + 1}, loss {float(train_l.mean()):f}')
+print(f'error in estimating w: {true_w - w.reshape(true_w.shape)}')
+print(f'error in estimating b: {true_b - b}')
+""")
+
+# -- micrograd's test_engine.py, its torch half ------------------------------------------------
+micrograd = snippet("micrograd test_engine")
+micrograd("""
+import torch
+x = torch.Tensor([-4.0]).double()
+x.requires_grad = True
+z = 2 * x + 2 + x
+q = z.relu() + z * x
+h = (z * z).relu()
+y = h + q + q * x
+y.backward()
+xpt, ypt = x, y
+print(ypt.data.item(), xpt.grad.item())
+""")
+micrograd("""
+import torch
+a = torch.Tensor([-4.0]).double()
+b = torch.Tensor([2.0]).double()
+a.requires_grad = True
+b.requires_grad = True
+c = a + b
+d = a * b + b**3
+c = c + c + 1
+c = c + 1 + c + (-a)
+d = d + d * 2 + (b + a).relu()
+d = d + 3 * d + (b - a).relu()
+e = c - d
+f = e**2
+g = f / 2.0
+g = g + 10.0 / f
+g.backward()
+apt, bpt, gpt = a, b, g
+print(gpt.data.item(), apt.grad.item(), bpt.grad.item())
+""")
+
+# -- the device boilerplate of CPU code, and a logistic regression as courses write it ------------
+devices = snippet("Tensors (device boilerplate)")
+devices("""
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+tensor = torch.ones(4, 4, device=device)
+if torch.cuda.is_available():
+    tensor = tensor.to("cuda")
+print(f"Device tensor is stored on: {tensor.device}")
+torch.set_default_device("cpu")
+x = torch.arange(-8, 8, 0.1, requires_grad=True).to(device)
+torch.relu(x).sum().backward()
+print(x.grad[78:83], x[80].item() > 0)
+print(x.detach().cpu().numpy()[:3])
+g = torch.Generator().manual_seed(42)
+print(torch.randn(2, 3, generator=g).shape, torch.randn((2, 3)).shape, torch.randn(size=(2, 3)).shape)
+""")
+logistic = snippet("Logistic regression")
+logistic("""
+import torch
+import torch.nn as nn
+X = torch.randn(40, 2)
+y = (X[:, 0] + X[:, 1] > 0).float().unsqueeze(1)
+model = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
+criterion = nn.BCELoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+for epoch in range(30):
+    optimizer.zero_grad(set_to_none=True)
+    loss = criterion(model(X), y)
+    loss.backward()
+    optimizer.step()
+    if epoch % 10 == 9:
+        print(f"epoch {epoch + 1}: loss {loss.item():.4f}")
+with torch.inference_mode():
+    accuracy = ((model(X) > 0.5).float() == y).float().mean()
+print(accuracy.item(), accuracy.is_inference())
+""")
