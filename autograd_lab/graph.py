@@ -161,6 +161,9 @@ class Node(list):
     def __ne__(self, other):
         return self is not other
 
+    def __bool__(self):                   # a node is a node, even one with no edges
+        return True
+
     @property
     def next(self):
         """Per input, the node its gradient goes to, or None: the node itself."""
