@@ -19,13 +19,14 @@ from .creation import (DoubleTensor, FloatTensor, Generator, LongTensor, arange,
                        linspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
                        randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .devices import accelerator, cuda, device, get_default_device, set_default_device
-from .functions import (abs, add, allclose, amax, argmax, cat, ceil, clamp, clip, concat,
+from .functions import (abs, add, all, allclose, amax, any, argmax, cat, ceil, clamp, clip, concat,
                         concatenate, cond, cos, div, dot, equal, exp, floor, is_tensor,
                         isfinite, isinf, isnan, log, log1p, log_softmax, logical_and, logical_not,
                         logical_or, matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg,
                         negative, norm, numel, outer, permute, pow, relu, reshape, round,
                         set_printoptions, sigmoid, sign, sin, softmax, sqrt, squeeze, stack, sub,
                         sum, t, tanh, transpose, unsqueeze, where)
+from .dtypes import finfo, iinfo
 from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)
 from .tensor import Tensor

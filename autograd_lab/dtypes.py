@@ -188,3 +188,38 @@ _C_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "int
 
 def c_type_name(np_dtype):
     return _C_NAME.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
+
+
+class finfo:
+    """torch.finfo: the limits of a floating-point dtype (the default float if none)."""
+
+    def __init__(self, type=None):
+        d = from_numpy(DEFAULT_FLOAT) if type is None else type
+        if not (isinstance(d, dtype) and d.is_floating_point):
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
+                            "to handle 'torch.finfo'")
+        info = np.finfo(d.numpy)
+        self.dtype, self.bits = d.name, info.bits
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -info.precision
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """torch.iinfo: the limits of an integer dtype."""
+
+    def __init__(self, type):
+        if not (isinstance(type, dtype) and type.numpy.kind in "iu"):
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = np.iinfo(type.numpy)
+        self.dtype, self.bits, self.min, self.max = type.name, info.bits, int(info.min), int(info.max)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+

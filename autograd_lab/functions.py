@@ -1,4 +1,5 @@
 """The ``al.*`` functions, with torch's names and signatures, over the rules table."""
+import builtins
 import functools
 
 import numpy as np
@@ -167,6 +168,14 @@ def argmax(input, dim=None, keepdim=False):
     return _t(input).argmax(dim, keepdim)
 
 
+def any(input, dim=None, keepdim=False):
+    return _t(input).any(dim, keepdim)
+
+
+def all(input, dim=None, keepdim=False):
+    return _t(input).all(dim, keepdim)
+
+
 def _half_in_float32(fn):
     """Cast the input to ``dtype`` if one is given (as torch does, before computing); then
     compute a float16 input in float32 and round the result once, as torch's kernels do
@@ -231,7 +240,7 @@ def cat(tensors, dim=0):
     for i, x in enumerate(tensors):
         if x.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    if all(x.shape == (0,) for x in tensors):      # only empty vectors: an empty vector, whatever dim
+    if builtins.all(x.shape == (0,) for x in tensors):     # only empty vectors: an empty vector
         return ops.cat(*tensors, dim=0)
     kept = [(i, x) for i, x in enumerate(tensors) if not ops.skipped_by_cat(x.shape, tensors)]
     ref = kept[0][1]

@@ -362,6 +362,19 @@ argmin = Op("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, 
             differentiable=False)
 
 
+def _truth(reduce):
+    """any / all: bool results (uint8 for a uint8 input, as in torch)."""
+    def forward(x, dim=None, keepdim=False):
+        axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
+        out = reduce(x, axis=axis, keepdims=keepdim)
+        return np.asarray(out, np.uint8 if x.dtype == np.uint8 else np.bool_)
+    return forward
+
+
+any_ = Op("any", _truth(np.any), differentiable=False)
+all_ = Op("all", _truth(np.all), differentiable=False)
+
+
 # -- reductions -----------------------------------------------------------------------
 def _sum_forward(x, dim=None, keepdim=False):
     # integers and bools sum to int64, as in torch

@@ -393,6 +393,8 @@ class Tensor:
     def amax(self, dim=None, keepdim=False): return ops.amax(self, dim=_dims(dim, self.ndim), keepdim=keepdim)
     def amin(self, dim=None, keepdim=False): return ops.amin(self, dim=_dims(dim, self.ndim), keepdim=keepdim)
     def argmax(self, dim=None, keepdim=False): return ops.argmax(self, dim=dim, keepdim=keepdim)
+    def any(self, dim=None, keepdim=False): return ops.any_(self, dim=dim, keepdim=keepdim)
+    def all(self, dim=None, keepdim=False): return ops.all_(self, dim=dim, keepdim=keepdim)
     def argmin(self, dim=None, keepdim=False): return ops.argmin(self, dim=dim, keepdim=keepdim)
 
     # -- shape -----------------------------------------------------------------------

@@ -54,3 +54,35 @@ def test_extras_point_at_real_torch_names_where_they_name_one():
         if note.startswith("torch."):
             module, _, name = note.rpartition(".")
             assert hasattr(importlib.import_module(module), name), note
+
+
+@pytest.mark.parametrize("lib_dtype", ["float32", "float64", "float16"])
+def test_finfo_prints_and_holds_what_torch_holds(lib_dtype):
+    ours, theirs = al.finfo(getattr(al, lib_dtype)), torch.finfo(getattr(torch, lib_dtype))
+    assert repr(ours) == repr(theirs)
+    for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+        assert getattr(ours, field) == getattr(theirs, field), field
+
+
+def test_iinfo_and_the_refusals_of_both_are_torchs():
+    assert repr(al.iinfo(al.int8)) == repr(torch.iinfo(torch.int8))
+    assert al.iinfo(al.int64).min == torch.iinfo(torch.int64).min
+    for info, dtype in (("finfo", "int32"), ("iinfo", "float32")):
+        texts = []
+        for lib in (al, torch):
+            with pytest.raises(TypeError) as e:
+                getattr(lib, info)(getattr(lib, dtype))
+            texts.append(str(e.value))
+        assert texts[0] == texts[1]
+
+
+@pytest.mark.parametrize("call", ["x.any()", "x.all()", "x.any(1)", "x.all(0)", "x.any(dim=0, keepdim=True)",
+                                  "x.any(dim=(0, 1))", "lib.any(x, 1)", "lib.all(x)", "u.any()", "u.all(0)"])
+def test_any_and_all_as_torch(call):
+    def run(lib):
+        x = lib.tensor([[1., 0.], [0., 0.]])
+        u = lib.tensor([[1, 0], [2, 3]], dtype=lib.uint8)
+        return eval(call, {"x": x, "u": u, "lib": lib})
+    ours, theirs = run(al), run(torch)
+    assert ours.numpy().tolist() == theirs.numpy().tolist()
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")

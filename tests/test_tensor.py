@@ -386,3 +386,17 @@ def test_factories_take_a_size_three_ways_and_a_generator():
     assert al.rand((2, 3)).shape == al.zeros([2, 3]).shape == (2, 3)
     with pytest.raises(TypeError, match="must be tuple of ints, but found element of type float at pos 0"):
         al.ones(2.0)
+
+
+def test_any_and_all_reduce_to_bool_and_keep_nothing_for_the_backward():
+    x = al.tensor([[1., 0.], [0., 0.]], requires_grad=True)
+    assert x.any().item() is True and x.all().item() is False
+    assert x.any(1).tolist() == [True, False] and al.all(x > -1, dim=0).tolist() == [True, True]
+    assert x.any(1).grad_fn is None and x.any(1).dtype == al.bool
+
+
+def test_finfo_gives_the_limits_a_mask_fills_with():
+    info = al.finfo(al.float32)
+    assert info.min == -3.4028234663852886e+38 and info.eps == 2.0 ** -23 and info.bits == 32
+    assert al.finfo().dtype == "float32" and al.finfo(al.float16).max == 65504.0
+    assert al.iinfo(al.uint8).max == 255
