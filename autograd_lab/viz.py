@@ -1181,7 +1181,8 @@ class _JacobianPicture:
         bottom_h = (0.42 + cs + 0.1) if self.has_bottom else 0.0
         self.note_lines = []
         grid_w = n * cs
-        W = _snap(max(0.25 + label_w + seed_w + grid_w + 0.35, 3.2))
+        title_w = ruler.width(title, "title") + 0.5 if title else 0.0      # a title is never cut
+        W = _snap(max(0.25 + label_w + seed_w + grid_w + 0.35, 3.2, min(title_w, 6.8)))
         wrap = max(30, int((W - 0.4) / (7.5 * 0.56 / 72)))
         note_h = 0.0
         if note:

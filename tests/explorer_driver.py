@@ -80,6 +80,8 @@ BENCH = [
     (Book("04_grad_outputs", "explorer"), Control("type", "cell-0", "2")),
     (Book("05_reconstructing_the_jacobian", "explorer"),
      Control("click", 'css:[data-role="buttons"] button[data-key="all"]')),
+    (Book("05b_what_backward_keeps", "explorer"),
+     Control("click", 'css:[data-role="predict"] button[data-key="error"]')),
     (EXPLORERS[2], Control("arrow", "seed-0", "ArrowRight")),
 ]
 
@@ -245,12 +247,15 @@ def jupyterlab(workdir):
     (settings / "notebook-extension").mkdir()
     (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     port = _free_port()
+    # as `python3 tools/dev.py lab` starts it: with tools/jupyter_nodelay.py
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(workdir / "settings"),
-               JUPYTER_RUNTIME_DIR=str(workdir / "runtime"))
+               JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
+               PYTHONPATH=os.pathsep.join(p for p in (str(ROOT / "tools"), os.environ.get("PYTHONPATH")) if p))
     proc = subprocess.Popen(
         [str(jupyter), "lab", "--no-browser", "--allow-root", f"--port={port}", "--ip=127.0.0.1",
          "--IdentityProvider.token=explorers", f"--ServerApp.root_dir={workdir / 'book'}",
-         "--LabApp.expose_app_in_browser=True"],
+         "--LabApp.expose_app_in_browser=True",
+         "--ServerApp.jpserver_extensions={'jupyter_nodelay': True}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=workdir)
     try:
         deadline = time.time() + 60
@@ -276,36 +281,42 @@ def has_jupyterlab():
 
 
 def run_all_in_lab(page, base, chapter):
+    """Open a chapter in JupyterLab, run all its cells, and wait until every code cell ran
+    and the kernel is idle."""
     page.goto(f"{base}/lab/tree/{chapter}.ipynb?token=explorers", wait_until="load")
-    page.wait_for_function("() => window.jupyterapp && jupyterapp.shell.currentWidget && "
-                           "jupyterapp.shell.currentWidget.sessionContext && "
-                           "jupyterapp.shell.currentWidget.sessionContext.session && "
-                           "jupyterapp.shell.currentWidget.sessionContext.session.kernel && "
-                           "jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
-                           timeout=90_000)
+    opened = f"{chapter}.ipynb"
+    page.wait_for_function("""(name) => {
+        const nb = window.jupyterapp && jupyterapp.shell.currentWidget;
+        return nb?.context?.path?.endsWith(name)
+            && nb.sessionContext?.session?.kernel?.status === 'idle';
+    }""", arg=opened, timeout=90_000)
     page.evaluate("jupyterapp.commands.execute('notebook:run-all-cells')")
-    # done: every code cell has an execution count, and the kernel is idle
     page.wait_for_function("""() => {
         const nb = jupyterapp.shell.currentWidget;
         const cells = nb.content.widgets.filter(c => c.model.type === 'code');
-        return cells.every(c => c.model.executionCount !== null && c.model.sharedModel.execution_state !== 'running')
-            && nb.sessionContext.session.kernel.status === 'idle';
+        return cells.every(c => c.model.executionCount !== null
+                                && c.model.sharedModel.execution_state !== 'running')
+            && nb.sessionContext?.session?.kernel?.status === 'idle';
     }""", timeout=240_000, polling=500)
-
-
-def show_cell(page, text):
-    """Scroll the open notebook to the first cell whose code contains ``text``."""
-    page.evaluate("""async (text) => {
-        const nb = jupyterapp.shell.currentWidget.content;
-        const i = nb.widgets.findIndex((c) => c.model.sharedModel.getSource().includes(text));
-        nb.activeCellIndex = i;
-        await nb.scrollToItem(i, "start");
-    }""", text)
 
 
 def current_notebook(page):
     """The notebook JupyterLab shows now (a reopened workspace may hold others)."""
     return page.locator("#" + page.evaluate("jupyterapp.shell.currentWidget.id"))
+
+
+def lab_views(page, count, kind=None, timeout=120_000):
+    """The explorers' views in the open notebook (of one ``kind`` if given), once ``count``
+    of them have drawn: under load a view mounts well after its cell ran."""
+    notebook = current_notebook(page)
+    selector = ".al-x" + (f'[data-kind="{kind}"]' if kind else "")
+    page.wait_for_function("""([id, selector, count]) => Array.from(
+            document.querySelectorAll(`#${id} ${selector}`)).filter(
+            (el) => el.dataset.frames !== "0").length >= count""",
+                           arg=[page.evaluate("jupyterapp.shell.currentWidget.id"), selector, count],
+                           timeout=timeout, polling=250)
+    assert "Error displaying widget" not in notebook.inner_text()
+    return notebook.locator(selector)
 
 
 def lab_message(view, control, ex):

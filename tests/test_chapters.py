@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from book_site import ROOT, source_of, toc_docnames
+from book_site import source_of, toc_docnames
 
 WORD_LIMIT = 2500                     # CHAPTER_STANDARD.md: one sitting
 NOTEBOOKS = [p for p in map(source_of, toc_docnames()) if p is not None and p.suffix == ".ipynb"]

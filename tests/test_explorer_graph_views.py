@@ -12,9 +12,8 @@ import re
 import numpy as np
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer, open_page,
-                             run_all_in_lab,
-                             show_cell)
+from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer, lab_views,
+                             open_page, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
 BOOK = Book("01_autograd_in_one_sitting", "explorer")
@@ -152,11 +151,7 @@ def test_the_graph_explorer_runs_live_in_jupyterlab(chromium, lab):
     page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
     try:
         run_all_in_lab(page, lab, BOOK.chapter)
-        show_cell(page, "al.widgets.GraphExplorer(")                        # JupyterLab draws only the cells in view
-        notebook = page.locator("#" + page.evaluate("jupyterapp.shell.currentWidget.id"))   # (JupyterLab
-        root = notebook.locator('.al-x[data-kind="graph"]').first          # may reopen other notebooks)
-        root.wait_for(timeout=30_000)
-        assert "Error displaying widget" not in notebook.inner_text()
+        root = lab_views(page, 1, "graph").first
         root.scroll_into_view_if_needed()
         assert root.get_attribute("data-host") == "kernel"
         assert root.bounding_box()["height"] <= WINDOW["height"]

@@ -775,3 +775,152 @@ def test_parse_numbers_reads_lists_and_rejects_code():
     for bad in ["os.system('x')", "[1, 2] + [3]", "{'a': 1}", "True"]:
         with pytest.raises(ValueError, match="could not read"):
             widgets.parse_numbers(bad)
+
+
+# -- InplaceExplorer -----------------------------------------------------------------------------
+# What y.sum().backward() does after y = f(x) and a write, for every pair the explorer offers:
+# a write that changes what a node keeps is refused if it is counted (recorded, detach(),
+# no_grad), silently stale if it is not (.data); a leaf is refused in place outside no_grad.
+INPLACE_OUTCOMES = {   # op: outcomes for the writes in widgets.inplace.WRITES' order
+    #               none    add_     mul_     y[0]=0   detach   y.data   x.mul_   no_grad  x.data
+    "y = x * 2":       ["fine", "fine", "fine", "fine", "fine", "fine", "error", "fine", "fine"],
+    "y = x.exp()":     ["fine", "error", "error", "error", "error", "stale", "error", "fine", "fine"],
+    "y = x.sigmoid()": ["fine", "error", "error", "error", "error", "stale", "error", "fine", "fine"],
+    "y = x ** 2":      ["fine", "fine", "fine", "fine", "fine", "fine", "error", "error", "stale"],
+    "y = x.sin()":     ["fine", "fine", "fine", "fine", "fine", "fine", "error", "error", "stale"],
+}
+X3 = [0.5, 1.0, 2.0]
+
+
+def inplace_pairs():
+    from autograd_lab.widgets.inplace import WRITES
+    for op, outcomes in INPLACE_OUTCOMES.items():
+        for w, outcome in zip(WRITES, outcomes):
+            yield op, w.code, outcome
+
+
+@pytest.mark.parametrize("op, write, outcome", list(inplace_pairs()))
+def test_inplace_outcome_follows_what_the_rule_keeps(op, write, outcome):
+    ex = widgets.InplaceExplorer(X3, op=op, write=write)
+    assert ex.outcome == outcome and ex.error is None
+    if outcome == "error":
+        assert ex.grad is None and ex.backward_error.startswith("RuntimeError: ")
+    else:
+        assert ex.backward_error is None
+        assert np.allclose(ex.grad.numpy(), ex.honest_grad.numpy()) == (outcome == "fine")
+
+
+def test_inplace_exp_then_mul_shows_torchs_error_and_the_versions():
+    ex = widgets.InplaceExplorer(X3, op="y = x.exp()", write="y.mul_(2)")
+    assert ex.backward_error == (
+        "RuntimeError: one of the variables needed for gradient computation has been modified by an "
+        "inplace operation: [al.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected "
+        "version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute "
+        "its gradient, with al.autograd.set_detect_anomaly(True, check_nan=False).")
+    assert [n["name"] for n in ex.nodes] == ["AccumulateGrad", "ExpBackward0", "MulBackward0", "SumBackward0"]
+    assert ex.nodes[1]["keeps"] == [{"what": "y", "at": 0, "now": 1}]
+    assert ex.nodes[2]["keeps"] == [{"what": "the 2", "at": None, "now": None}]
+    assert ex.versions == {"x": 0, "y": 1}
+    assert np.allclose(ex.honest_grad.numpy(), 2 * np.exp(X3))          # (x2.exp() * 2).sum()
+    assert "ExpBackward0 saved y at version 0" in ex.why
+
+
+def test_inplace_gradients_are_real_backwards():
+    x = al.tensor(X3, requires_grad=True)
+    y = x * 2
+    y.add_(1)
+    y.sum().backward()
+    ex = widgets.InplaceExplorer(X3, op="y = x * 2", write="y.add_(1)")
+    assert ex.grad.tolist() == x.grad.tolist() == [2.0, 2.0, 2.0]
+    assert [n["name"] for n in ex.nodes] == ["AccumulateGrad", "MulBackward0", "AddBackward0", "SumBackward0"]
+    ex.op, ex.write = "y = x ** 2", "y[0] = 0"                              # CopySlices routes around entry 0
+    assert ex.grad.tolist() == [0.0, 2.0, 4.0] and ex.nodes[2]["name"] == "CopySlices"
+    assert ex.nodes[2]["keeps"] == [{"what": "the index", "at": None, "now": None}]
+
+
+def test_inplace_data_is_stale_where_detach_is_refused():
+    detached = widgets.InplaceExplorer(X3, op="y = x.sigmoid()", write="y.detach().add_(1)")
+    assert detached.outcome == "error" and detached.versions["y"] == 1       # the counter is shared
+    data = widgets.InplaceExplorer(X3, op="y = x.sigmoid()", write="y.data.add_(1)")
+    s = 1 / (1 + np.exp(-np.array(X3)))
+    assert data.versions["y"] == 0 and data.state["tensors"][1]["data_version"] == 1
+    assert np.allclose(data.grad.numpy(), (s + 1) * (1 - (s + 1)))           # the rule read y + 1
+    assert np.allclose(data.honest_grad.numpy(), s * (1 - s))
+    stale_x = widgets.InplaceExplorer(X3, op="y = x.sin()", write="x.data.mul_(2)")
+    assert np.allclose(stale_x.grad.numpy(), np.cos(2 * np.array(X3)))      # at the new x
+    assert np.allclose(stale_x.honest_grad.numpy(), np.cos(X3))              # at the x of the loss
+
+
+def test_inplace_a_leaf_is_refused_at_the_write_and_allowed_under_no_grad():
+    ex = widgets.InplaceExplorer(X3, op="y = x.exp()", write="x.mul_(2)")
+    assert ex.state["at"] == "write" and "a leaf Variable that requires grad" in ex.backward_error
+    assert ex.versions == {"x": 0, "y": 0}
+    ex.write = "with al.no_grad(): x.mul_(2)"
+    assert ex.outcome == "fine" and ex.versions["x"] == 1 and np.allclose(ex.grad.numpy(), np.exp(X3))
+
+
+def test_inplace_result_waits_for_a_prediction_and_a_new_choice_asks_again():
+    ex = widgets.InplaceExplorer(X3)
+    assert ex.prediction is None and ex.right is None and ex.state["prediction"] is None
+    tell(ex, set="prediction", value="fine")
+    assert ex.prediction == "fine" and ex.right is False and ex.state["outcome"] == "error"
+    ex.predict("silently stale")                                            # the button's words work too
+    assert ex.prediction == "stale"
+    tell(ex, set="write", value="y.data.add_(1)")
+    assert ex.prediction is None and ex.outcome == "stale"
+    tell(ex, set="prediction", value="stale")
+    assert ex.right is True and "predicted silently stale (right)" in ex.summary()
+
+
+@pytest.mark.parametrize("msg, fragment", [
+    ({"set": "op", "value": "y = x.tan()"}, 'no op "y = x.tan()"; press one of the buttons'),
+    ({"set": "write", "value": "x.zero_()"}, 'no write "x.zero_()"'),
+    ({"set": "prediction", "value": "maybe"}, "predict 'error', 'fine' or 'silently stale'"),
+    ({"set": "seed", "value": 1}, "no setting 'seed'"),
+    ({"do": "reset"}, "does not know the message"),
+])
+def test_inplace_explorer_never_raises_and_keeps_its_state(msg, fragment):
+    ex = widgets.InplaceExplorer(X3)
+    ex.predict("error")
+    before = {k: v for k, v in ex.state.items() if k not in ("n", "error")}
+    tell(ex, **msg)
+    assert fragment in ex.error and fragment in ex.state["error"]
+    assert {k: v for k, v in ex.state.items() if k not in ("n", "error")} == before
+
+
+def test_inplace_a_choice_runs_once_and_a_prediction_runs_nothing():
+    ex = widgets.InplaceExplorer(X3)
+    published = []
+    ex.observe(lambda change: published.append(change["new"]["n"]), names="state")
+    with al.autograd.count_passes() as c:
+        tell(ex, set="op", value="y = x.sin()")
+    assert c.backward == 2 and len(published) == 1        # the backward and the honest one
+    with al.autograd.count_passes() as c:
+        tell(ex, set="prediction", value="fine")
+    assert c.backward == 0 and c.ops == 0 and len(published) == 2
+
+
+def test_the_page_answers_every_choice_and_prediction_as_the_kernel_does(tmp_path):
+    from autograd_lab.widgets.inplace import OPERATIONS, WRITES
+    ex = widgets.InplaceExplorer(X3)
+    messages = []
+    for op in OPERATIONS:
+        messages.append({"set": "op", "value": op})
+        for w in WRITES:
+            messages += [{"set": "write", "value": w.code}, {"set": "prediction", "value": "stale"}]
+    messages += [{"set": "op", "value": "nope"}, {"set": "prediction", "value": "maybe"},
+                 {"set": "prediction", "value": "error"}]
+    answers = page_answers(ex, messages, tmp_path)
+    for msg, page in zip(messages, answers):
+        tell(ex, **msg)
+        assert {k: v for k, v in page.items() if k != "n"} == {k: v for k, v in ex.state.items() if k != "n"}, msg
+
+
+def test_inplace_picture_alt_text_and_summary_carry_the_numbers():
+    ex = widgets.InplaceExplorer(X3, op="y = x ** 2", write="x.data.mul_(2)")
+    check_bundle(ex)
+    alt = viz.alt_text(ex.figure())
+    assert "silently stale" in alt and "x.grad = [2., 4., 8.]" in alt and "gives [1., 2., 4.]" in alt
+    assert "PowBackward0 (y = x ** 2) keeps x saved at version 0, now at version 0" in alt
+    assert ex.summary() == ("InplaceExplorer: y = x ** 2; x.data.mul_(2); y.sum().backward() -> silently "
+                            "stale; x.grad = [2., 4., 8.]; honest x.grad = [1., 2., 4.]")

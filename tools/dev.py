@@ -193,9 +193,20 @@ def cmd_screenshot(args):
     return run([python, ROOT / "tools" / "readme_screenshot.py"])
 
 
+def lab_command(python, *args):
+    """``jupyter lab`` with tools/jupyter_nodelay.py loaded (kernel messages reach the
+    browser without a 40 ms wait: see that file); returns (command, environment)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (str(ROOT / "tools"), os.environ.get("PYTHONPATH")) if p))
+    cmd = [bin_dir(python) / "jupyter", "lab", "--ServerApp.jpserver_extensions={'jupyter_nodelay': True}",
+           *args]
+    return cmd, env
+
+
 def cmd_lab(args):
     python = ensure_env(args.python)
-    return run([bin_dir(python) / "jupyter", "lab", ROOT / "book"])
+    cmd, env = lab_command(python, ROOT / "book")
+    return run(cmd, env=env)
 
 
 def main(argv=None):

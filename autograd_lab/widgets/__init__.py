@@ -1,6 +1,7 @@
-"""Explorers: views in which a reader changes a seed, a mask or a threshold and watches
-the gradients move -- live in Jupyter (the kernel computes with autograd_lab) and live in
-the book's pages (from numbers autograd_lab computed when the book was built).
+"""Explorers: change a seed, a mask or a threshold and watch the gradients move.
+
+They are live in Jupyter (the kernel computes with autograd_lab) and live in the book's
+pages (from numbers autograd_lab computed when the book was built).
 
 SeedExplorer (the seed of ``backward``), WhereExplorer (``where``'s mask and threshold),
 JacobianExplorer (the Jacobian row by row or in one batched pass), GradOutputsExplorer
@@ -16,9 +17,11 @@ anywidget and matplotlib are optional extras: ``pip install 'autograd_lab[viz]'`
 from ._base import Explorer, parse_numbers
 from .grad_outputs import GradOutputsExplorer
 from .graph import GraphExplorer
+from .inplace import InplaceExplorer
 from .seed import SeedExplorer
 from .where import WhereExplorer
 from .jacobian import JacobianExplorer
 
 __all__ = ["Explorer", "SeedExplorer", "WhereExplorer", "JacobianExplorer", "GradOutputsExplorer",
            "GraphExplorer", "parse_numbers"]
+__all__ += ["InplaceExplorer"]

@@ -1,5 +1,6 @@
-"""GradOutputsExplorer: choose ``grad_outputs`` -- a seed with the output's full shape --
-and watch what ``autograd.grad(y, x, grad_outputs=seed)`` returns."""
+"""GradOutputsExplorer: choose grad_outputs and watch what autograd.grad returns.
+
+The seed has the output's full shape: ``autograd.grad(y, x, grad_outputs=seed)``."""
 import numpy as np
 
 from .. import viz

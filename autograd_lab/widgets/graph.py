@@ -1,5 +1,6 @@
-"""GraphExplorer: move a small model's parameters and watch its graph -- the value in
-every node and the gradient on every edge after a traced backward."""
+"""GraphExplorer: move a small model's parameters and watch its graph's gradients.
+
+Every node shows its value, every edge the gradient a traced backward sent along it."""
 import itertools
 import math
 

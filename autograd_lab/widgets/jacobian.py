@@ -1,6 +1,6 @@
-"""JacobianExplorer: fill the Jacobian of ``fn`` at x row by row (one backward pass per
-one-hot seed) or all rows at once (one batched backward pass), and count what each way
-costs."""
+"""JacobianExplorer: fill a Jacobian row by row or all at once, and count the cost.
+
+Row by row is one backward pass per one-hot seed; all at once is one batched pass."""
 import numpy as np
 
 from .. import viz

@@ -290,7 +290,7 @@ function buttonBar(names, onclick, role) {
   const bar = h("div", {class: "al-buttons", "data-role": role || null});
   const buttons = {};
   for (const [key, label] of names) {
-    buttons[key] = h("button", {type: "button", "data-key": key, text: label, onclick: () => onclick(key)});
+    buttons[key] = h("button", {type: "button", "data-key": key, onclick: () => onclick(key)}, label);
     bar.append(buttons[key]);
   }
   return {el: bar, buttons};

@@ -1,5 +1,6 @@
-"""WhereExplorer: ``out = where(x > t, x, y)`` routes each entry forward from x or y, and
-routes its gradient back the same way; the condition gets none."""
+"""WhereExplorer: how where(x > t, x, y) routes values forward and gradients back.
+
+Each entry comes from x or y, its gradient goes back the same way; the condition gets none."""
 import math
 from types import SimpleNamespace
 
