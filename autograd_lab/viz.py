@@ -82,7 +82,7 @@ _STYLES = {  # name -> (family, size in points, weight, slant)
     "note": ("DejaVu Sans", 7.0, "normal", "italic"),
     "edge": ("DejaVu Sans Mono", 7.2, "bold", "normal"),
     "label": ("DejaVu Sans", 8.5, "normal", "normal"),
-    "legend": ("DejaVu Sans", 7.5, "normal", "normal"),
+    "legend": ("DejaVu Sans", 8.0, "normal", "normal"),
 }
 _COLORS = {"title": INK, "name": INK, "op": INK, "muted": MUTED, "value": INK,
            "grad": VERMILLION, "note": VERMILLION, "edge": VERMILLION, "label": INK,
@@ -136,10 +136,10 @@ class BookFigure(Figure):
     _al_alt = None
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return Picture(compact_png(to_png(self)), alt_text(self))._repr_mimebundle_(include, exclude)
+        return picture(self)._repr_mimebundle_(include, exclude)
 
     def _repr_png_(self):
-        return compact_png(to_png(self)), {"alt": alt_text(self)}
+        return picture(self)._repr_png_()
 
 
 def _new_figure(width, height):
@@ -181,25 +181,42 @@ def alt_text(fig):
     return "Figure: " + "; ".join(titles) if titles else "A figure."
 
 
-def _img_html(png, alt):
+def _img_html(png, alt, width=None):
     data = base64.b64encode(png).decode("ascii")
+    size = f'width="{width}" ' if width else ""
     return (f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt, quote=True)}" '
-            f'style="max-width:100%; height:auto;"/>')
+            f'{size}style="max-width:100%; height:auto;"/>')
+
+
+PIXEL_RATIO = 2     # pictures hold two pixels per pixel of the page: sharp on high-density
+                    # screens and when zoomed, shown at the size they were laid out for
+
+
+def picture(fig, alt=None):
+    """``fig`` rendered as a :class:`Picture`: PNG at ``PIXEL_RATIO`` times the figure's
+    size, to be shown ``fig``'s width wide (at 100 dpi), with alt text."""
+    png = compact_png(to_png(fig, dpi=fig.dpi * PIXEL_RATIO))
+    return Picture(png, alt or alt_text(fig), width=round(fig.bbox.width))
 
 
 class Picture:
-    """A rendered figure: PNG bytes plus alt text.  A notebook shows it as ``image/png``
-    with ``{"alt": ...}`` in the output metadata (the book's Sphinx extension turns that
-    into ``<img alt=...>``); as text it is its alt text.  ``html()`` gives the same
-    picture as a self-contained ``<img src="data:..." alt="...">``."""
+    """A rendered figure: PNG bytes, alt text and the width (CSS pixels) to show it at.
+    A notebook shows it as ``image/png`` with ``{"alt": ..., "width": ...}`` in the output
+    metadata (JupyterLab sizes the image by it; the book's Sphinx extension puts both on
+    the ``<img>``); as text it is its alt text.  ``html()`` gives the same picture as a
+    self-contained ``<img src="data:..." alt="...">``."""
 
-    def __init__(self, png, alt):
+    def __init__(self, png, alt, width=None):
         self.png = png
         self.alt = alt
+        self.width = width
+
+    def _metadata(self):
+        return {"alt": self.alt, **({"width": self.width} if self.width else {})}
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         data = {"image/png": base64.b64encode(self.png).decode("ascii"), "text/plain": self.alt}
-        meta = {"image/png": {"alt": self.alt}}
+        meta = {"image/png": self._metadata()}
         if include:
             data = {k: v for k, v in data.items() if k in include}
         if exclude:
@@ -207,10 +224,10 @@ class Picture:
         return data, meta
 
     def _repr_png_(self):
-        return self.png, {"alt": self.alt}
+        return self.png, self._metadata()
 
     def html(self):
-        return _img_html(self.png, self.alt)
+        return _img_html(self.png, self.alt, self.width)
 
     def __repr__(self):
         return self.alt
@@ -221,16 +238,16 @@ def show(fig, alt=None):
     ``{"alt": ...}`` metadata, which the book's build puts on the ``<img>``), and close it
     so it is not shown a second time at the end of the cell.  ``alt`` overrides the
     figure's own description.  Works for any matplotlib figure."""
-    picture = Picture(compact_png(to_png(fig)), alt or alt_text(fig))
+    shown = picture(fig, alt)
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is not None:
         pyplot.close(fig)
     try:
         from IPython.display import display
     except ImportError:                       # plain Python: say what would be shown
-        print(picture.alt)
+        print(shown.alt)
         return None
-    display(picture)
+    display(shown)
     return None
 
 
@@ -561,7 +578,10 @@ def _layout(model, max_width):
             label_w[col[id(e.dst)]] = max(label_w[col[id(e.dst)]], w)
     gap = [0.0] + [max(0.5, label_w[c] + 0.28) for c in range(1, ncols)]
 
-    starts = _band_starts(col_w, gap, max_width)
+    # an input whose users all lie in a later band moves to that band's entry column
+    movers = [(col[id(v)], min(col[id(e.dst)] for e in users[id(v)]), v.w) for v in verts
+              if v.kind in ("const", "leaf") and users[id(v)]]
+    starts = _band_starts(col_w, gap, max_width, movers)
     kinds = []                                   # per new column: (kind, band, old column)
     real = {}
     for b, s in enumerate(starts):
@@ -645,13 +665,16 @@ def _layout(model, max_width):
     return layers, len(starts)
 
 
-def _band_starts(col_w, gap, max_width):
+def _band_starts(col_w, gap, max_width, movers=()):
     """Where each band starts: the fewest bands that fit ``max_width``, with the columns
-    spread so the widest band is as narrow as possible (no lonely last column)."""
+    spread so the widest band is as narrow as possible (no lonely last column).
+    ``movers``: (column, first user's column, width) of inputs, which move to the entry
+    column of their first user's band when that band starts after their column."""
     n = len(col_w)
 
     def width(s, e):
-        w = 0.6 + (_CONN + gap[s] if s > 0 else 0.0) + col_w[s]
+        entry = max([_CONN] + [w for c, u, w in movers if c < s <= u <= e])
+        w = 0.6 + (entry + gap[s] if s > 0 else 0.0) + col_w[s]
         w += sum(gap[c] + col_w[c] for c in range(s + 1, e + 1))
         return w + (0.25 + _CONN if e < n - 1 else 0.0)
 
@@ -1091,7 +1114,9 @@ class _Heat:
             self.texts = [[ax.text(j, i, "", ha="center", va="center", fontproperties=prop,
                                    parse_math=False, zorder=2) for j in range(n)] for i in range(m)]
 
-    def set(self, A, pending=()):
+    def set(self, A, pending=(), fade=None):
+        """Show the values ``A``; rows in ``pending`` as not computed yet; ``fade[i]`` (0 to 1)
+        blends row i's colours toward the card, its numbers staying in dark ink."""
         A = np.array(A, dtype=float).reshape(self.shape)
         shown = A.copy()
         for i in pending:
@@ -1102,6 +1127,9 @@ class _Heat:
         self.norm.vmin, self.norm.vmax = -vmax, vmax
         with np.errstate(all="ignore"):
             colors = self.cmap(self.norm(np.where(np.isfinite(shown), shown, 0.0)))
+        if fade is not None:
+            f = np.clip(np.asarray(fade, dtype=float), 0.0, 1.0).reshape(-1, 1, 1)
+            colors[..., :3] = colors[..., :3] * (1 - f) + np.array(to_rgb(PAPER)) * f
         pend = set(pending)
         for i, row in enumerate(self.cells):
             for j, r in enumerate(row):
@@ -1166,7 +1194,7 @@ class _JacobianPicture:
             raise ValueError(f"J has {m} rows and {n} columns but {len(self.row_labels)} row labels "
                              f"and {len(self.col_labels)} column labels were given")
         ruler = _measure()
-        cs = min(0.78, 7.6 / (n + 2.5), 5.2 / (m + (2.4 if self.has_bottom else 0.6)))
+        cs = min(0.78, 7.6 / (n + 2.5), 6.4 / (m + (2.4 if self.has_bottom else 0.6)))
         cs = _snap(max(cs, 0.18))                 # whole pixels: cells meet on pixel edges
         longest = max([len(_num(v)) for v in A.ravel()[:400]] + [4])
         fs = min(9.0, cs * 72 * 0.86 / (0.62 * longest))
@@ -1213,11 +1241,7 @@ class _JacobianPicture:
                       rotation=45, rotation_mode="anchor")
             else:
                 _text(frame, x0 + (j + 0.5) * cs, top + 0.08, s, "label", ha="center", va="bottom")
-        # rows dimmed by the seed's weight; a frame around a highlighted row
-        self.dim = [Rectangle((-0.5, i - 0.5), n, 1, fc=PAPER, ec="none", alpha=0.0, zorder=3)
-                    for i in range(m)]
-        for r in self.dim:
-            ax.add_patch(r)
+        # a frame around a highlighted row
         self.hl = Rectangle((-0.5, -0.5), n, 1, fc="none", ec=INK, lw=2.4, zorder=4, visible=False,
                             clip_on=False)
         ax.add_patch(self.hl)
@@ -1232,7 +1256,7 @@ class _JacobianPicture:
             self.bottom_label = _text(frame, x0 - seed_w - 0.1, by + cs / 2, bottom_label, "name",
                                       ha="right", va="center")
             if self.has_seed:
-                _text(frame, x0 + grid_w / 2, by + cs + 0.2, "Σᵢ vᵢ · (row i of J)", "legend",
+                _text(frame, x0 + grid_w / 2, by + cs + 0.2, "rows of J weighted by v, added up", "legend",
                       ha="center", va="center")
         self.note_texts = []
         ny = (top - m * cs - bottom_h - 0.2)
@@ -1247,23 +1271,21 @@ class _JacobianPicture:
 
     def _draw(self, A, seed, vjp, title, highlight, pending, note):
         m, n = self.shape
-        self.heat.set(A, pending)
         self.title.set_text(title or "")
-        v = None
+        v, fade = None, None
         if self.has_seed:
             v = np.array(_array(seed), dtype=float).reshape(-1)
             if v.size != m:
                 raise ValueError(f"the seed has {v.size} entries but J has {m} rows (one weight per "
                                  "output)")
             self.seed_heat.set(v.reshape(m, 1))
+            # each row fades by how little the seed weighs it (all equally when v is 0)
             finite = np.abs(v[np.isfinite(v)])
             top = finite.max() if finite.size else 0.0
-            for i, r in enumerate(self.dim):
-                w = abs(v[i]) / top if top > 0 and np.isfinite(v[i]) else (1.0 if top == 0 else 0.0)
-                r.set_alpha(0.78 * (1 - w) if top > 0 else 0.6)
-        else:
-            for r in self.dim:
-                r.set_alpha(0.0)
+            with np.errstate(all="ignore"):
+                w = np.where(np.isfinite(v), np.abs(v) / top, 0.0) if top > 0 else np.zeros(m)
+            fade = 0.78 * (1 - w) if top > 0 else np.full(m, 0.6)
+        self.heat.set(A, pending, fade)
         if self.has_bottom:
             if vjp is None:
                 with np.errstate(all="ignore"):
@@ -1526,5 +1548,5 @@ def _where_alt(names, mask, out, ga, gb, a_const, b_const):
     return s + "; the condition receives no gradient."
 
 
-__all__ = ["draw_graph", "plot_jacobian", "plot_where", "show", "alt_text", "to_png", "summary",
+__all__ = ["draw_graph", "plot_jacobian", "plot_where", "show", "picture", "alt_text", "to_png", "summary",
            "BookFigure", "Picture"]

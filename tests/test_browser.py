@@ -136,11 +136,12 @@ MATH_STATE = """() => {
 IMAGES = """() => Array.from(document.images).map(img => {
     const r = img.getBoundingClientRect();
     const folded = img.closest('details:not([open])') !== null
-        || img.closest('.toggle-hidden') !== null
-        || img.closest('.al-explorer.al-mounted') !== null;   // a live view took its place
+        || img.closest('.toggle-hidden') !== null;
+    const replaced = img.closest('.al-explorer.al-mounted') !== null;   // a live view took its place
     return {src: img.currentSrc || img.src, alt: (img.getAttribute('alt') || '').trim(),
-            loaded: img.complete && img.naturalWidth > 0, width: r.width,
-            output: img.closest('.cell_output') !== null, folded: folded};
+            loaded: img.complete && img.naturalWidth > 0, width: r.width, natural: img.naturalWidth,
+            output: img.closest('.cell_output') !== null, folded: folded, replaced: replaced,
+            linked: img.closest('a') !== null};
 })"""
 
 TRANSPARENT_PIXELS = """() => Array.from(document.images).map(img => {
@@ -190,6 +191,12 @@ OVERFLOW = """() => {
     for (const pre of article.querySelectorAll('.cell_output pre'))
         if (pre.scrollWidth > pre.clientWidth + 1)
             found.push(`output wider than its box: ${pre.textContent.slice(0, 60)}`);
+    // code scrolls sideways instead of wrapping: what is past the edge goes unseen
+    for (const pre of article.querySelectorAll('.cell_input pre, div.highlight pre'))
+        if (pre.closest('.cell_output') === null && pre.scrollWidth > pre.clientWidth + 1) {
+            const cut = pre.textContent.split('\\n').sort((a, b) => b.length - a.length)[0];
+            found.push(`code cut off at the column's edge: ${cut.slice(0, 90)}`);
+        }
     return found;
 }"""
 
@@ -237,8 +244,17 @@ def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_
         images = visit.page.evaluate(IMAGES)
         assert [i["src"] for i in images if not i["loaded"]] == [], "images that did not load"
         assert [i["src"] for i in images if not i["alt"]] == [], "images without alt text"
-        hidden = [i["src"] for i in images if i["output"] and not i["folded"] and i["width"] == 0]
+        hidden = [i["src"] for i in images
+                  if i["output"] and not i["folded"] and not i["replaced"] and i["width"] == 0]
         assert hidden == [], "output pictures (explorers, figures) not visible"
+        twice = [i["src"][-40:] for i in images if i["replaced"] and i["width"] > 0]
+        assert twice == [], "an explorer's still picture shown beside its live view"
+        assert [i["src"][-40:] for i in images if i["output"] and i["linked"]] == [], \
+            "output pictures wrapped in a link"
+        blurry = [(i["src"][-40:], i["natural"], round(i["width"])) for i in images
+                  if i["output"] and not i["folded"] and not i["replaced"]
+                  and i["width"] > i["natural"] / 2 + 1]
+        assert blurry == [], "output pictures with fewer than 2 pixels per page pixel (blurry)"
         assert visit.page.evaluate(LIVE_WIDGETS) == 0, "a Jupyter widget without a kernel"
         visit.page.wait_for_timeout(100)                      # the explorers' modules load
         explorers = visit.page.evaluate(EXPLORERS_MOUNTED)

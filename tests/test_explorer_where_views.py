@@ -10,6 +10,8 @@ can recompute, are disabled with a hint.
 import numpy as np
 import pytest
 
+from autograd_lab.widgets.where import expression
+
 from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer, lab_views,
                              open_page, run_all_in_lab)
 
@@ -69,6 +71,8 @@ def check_view(view, ex, where):
     assert (view.root.locator('[data-role="inner"]').count() == 1) == (ex.sqrt_branch and ex.double_where)
     assert view.locate("sqrt-branch").is_checked() == ex.sqrt_branch
     assert view.locate("double-where").is_checked() == ex.double_where
+    title = view.root.locator(".al-title").inner_text()          # the function drawn now
+    assert title.startswith(expression(ex.sqrt_branch, ex.double_where) + ":"), title
     status = view.locate("status").inner_text()
     assert (ex.error or "") in status and (ex.note or "") in status, f"{where}: {status!r}"
 

@@ -166,6 +166,25 @@ def test_a_deep_chain_wraps_into_bands_no_wider_than_the_limit():
     assert t.count("number") == k                              # one constant 2 per multiplication
 
 
+def test_inputs_moved_to_a_later_band_keep_the_picture_within_the_limit():
+    """A leaf or constant used only in a later band moves to that band's first column,
+    which has to make room for its box (the chapter-01 layer was 7.8 inches wide)."""
+    al.manual_seed(0)
+    x = al.tensor([[0.1, 0.2, 0.3], [0.4, 0.6, 0.8]])
+    y_true = al.tensor([[0.0, 1.0]])
+    W = al.randn(1, 3, requires_grad=True)
+    b = al.randn(1, 2, requires_grad=True)
+    y_pred = al.sigmoid(al.mm(W, x.T) + b)
+    avg = ((y_true - y_pred) ** 2).sum() / 2
+    with al.autograd.trace_backward() as trace:
+        avg.backward(retain_graph=True)
+    names = {"W": W, "b": b, "y_true": y_true, "y_pred": y_pred, "avg": avg}
+    for kw in ({}, {"trace": trace}):
+        fig = viz.draw_graph(avg, names, value_width=24, **kw)
+        assert fig.get_size_inches()[0] <= 6.8 + 1e-6
+        assert sum(1 for s in texts(fig) if len(s) == 1 and s.isupper()) >= 2     # it wrapped
+
+
 def _extents(fig):
     fig.canvas.draw()
     r = fig.canvas.get_renderer()
@@ -258,13 +277,16 @@ def test_plot_jacobian_writes_values_and_the_weighted_sum_of_rows():
     assert "vᵀJ = [3., 7.]" in fig._al_alt
 
 
-def test_plot_jacobian_fades_rows_with_zero_weight():
+def test_plot_jacobian_fades_rows_with_zero_weight_and_keeps_their_numbers_in_ink():
     J = np.array([[-0.041526, -0.062289, -0.083053], [0.014808, 0.029616, 0.044424]])
     fig = viz.plot_jacobian(J, seed=[0.5, 0.])
-    dims = [p for p in fig.axes[0].patches if isinstance(p, matplotlib.patches.Rectangle)
-            and p.get_alpha() is not None]
-    alphas = sorted(round(p.get_alpha(), 2) for p in dims)
-    assert alphas == [0.0, 0.78]                              # row 0 full weight, row 1 faded
+    cells = [p for p in fig.axes[0].patches if isinstance(p, matplotlib.patches.Rectangle)]
+    row0, row1 = cells[:3], cells[3:6]
+    paper = np.array(matplotlib.colors.to_rgb(viz.PAPER))
+    gap = lambda p: np.abs(np.array(p.get_facecolor()[:3]) - paper).max()   # noqa: E731
+    assert min(gap(p) for p in row1) < 0.1 < max(gap(p) for p in row0)     # row 1 faded
+    ink = [t for t in fig.axes[0].texts if t.get_text() in ("0.0148", "0.0296", "0.0444")]
+    assert len(ink) == 3 and {matplotlib.colors.to_hex(t.get_color()) for t in ink} == {viz.INK}
     assert "-0.0208" in texts(fig)                             # 0.5 * -0.041526 under the matrix
 
 
@@ -364,9 +386,22 @@ def test_a_book_figure_displays_as_a_png_with_alt_text_in_its_metadata():
     data, meta = fig._repr_mimebundle_()
     assert set(data) == {"image/png", "text/plain"}           # one copy of the picture
     assert base64.b64decode(data["image/png"]).startswith(PNG_MAGIC)
-    assert meta == {"image/png": {"alt": fig._al_alt}} and data["text/plain"] == fig._al_alt
+    width = round(fig.bbox.width)                              # the figure's size at 100 dpi
+    assert meta == {"image/png": {"alt": fig._al_alt, "width": width}}
+    assert data["text/plain"] == fig._al_alt
     png, png_meta = fig._repr_png_()
-    assert png.startswith(PNG_MAGIC) and png_meta == {"alt": fig._al_alt}
+    assert png.startswith(PNG_MAGIC) and png_meta == {"alt": fig._al_alt, "width": width}
+
+
+def test_a_picture_holds_two_pixels_per_pixel_of_the_page():
+    """Drawn at twice its size and shown at its own: sharp on a high-density screen."""
+    from PIL import Image
+    fig = viz.plot_jacobian([[1., 3.], [2., 4.]])
+    pic = viz.picture(fig)
+    w, h = Image.open(io.BytesIO(pic.png)).size
+    assert pic.width == round(fig.bbox.width) and w == 2 * pic.width
+    assert abs(h - 2 * fig.bbox.height) <= 1
+    assert f'width="{pic.width}"' in pic.html()
 
 
 def test_ipython_shows_a_figure_with_its_alt_text():

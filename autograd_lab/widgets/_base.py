@@ -303,11 +303,10 @@ class Explorer(anywidget.AnyWidget):
         data["text/plain"] = self.summary()
         data[PAGE_MIME] = {"module": self.kind, "spec": self.spec, "state": self.state,
                            "page": self._page()}
-        fig = self.figure()
-        png = viz.compact_png(viz.to_png(fig))
-        data["image/png"] = base64.b64encode(png).decode("ascii")
+        picture = viz.picture(self.figure())
+        data["image/png"] = base64.b64encode(picture.png).decode("ascii")
         meta = dict(meta or {})
-        meta["image/png"] = {"alt": viz.alt_text(fig)}
+        meta["image/png"] = picture._metadata()
         if include:
             data = {k: v for k, v in data.items() if k in include}
         if exclude:

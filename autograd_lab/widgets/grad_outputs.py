@@ -192,21 +192,28 @@ class GradOutputsExplorer(b.Explorer):
         m = int(np.prod(self._shape))
         ok = self.grad is not None and self._seed.shape == self._shape
         note = f"{self.loss}.  grad returns dL/d{xn} = {b.short(self.grad, 60)}"
+        title = self.title or "grad returns vec(seed)ᵀ J"
         if self.error:                           # its first sentence: the picture is narrow
             note = f"Problem: {self.error.split('. ')[0].rstrip('.')}."
+            title = f"{self.error.split(':')[0].rstrip('.')}: grad returns no gradient"
         fig = viz.plot_jacobian(self.jacobian._data.reshape(m, -1),
                                 seed=self._seed.reshape(-1) if ok else None,
                                 vjp=self.grad._data.reshape(-1) if ok else None,
                                 row_labels=b.index_labels(yn, self._shape),
                                 col_labels=b.index_labels(xn, tuple(self.x.shape)),
                                 vjp_label=f"dL/d{xn}", note=note,
-                                title=self.title or "grad returns vec(seed)ᵀ J")
-        fig._al_alt = (f"The Jacobian of {yn} with respect to {xn}, flattened to {m} rows (one per entry of "
-                       f"{yn}) and {self.x.numel()} columns, each row weighted by its seed entry "
-                       f"(seed {viz._shape_str(self._seed.shape)} = {b.short(self.seed, 80)}); "
-                       f"the weighted rows add up to dL/d{xn} = {b.short(self.grad, 60)}; "
-                       f"J = {_rows_text(self.jacobian._data.reshape(m, -1))}; "
-                       + (f"problem: {self.error}" if self.error else self.loss) + ".")
+                                title=title)
+        seed = f"seed {viz._shape_str(self._seed.shape)} = {b.short(self.seed, 80)}"
+        J = _rows_text(self.jacobian._data.reshape(m, -1))
+        if self.error:
+            fig._al_alt = (f"The Jacobian of {yn} with respect to {xn}, flattened to {m} rows and "
+                           f"{self.x.numel()} columns, J = {J}; the {seed} does not fit, so grad "
+                           f"returns no gradient: {self.error.rstrip('.')}.")
+        else:
+            fig._al_alt = (f"The Jacobian of {yn} with respect to {xn}, flattened to {m} rows (one per "
+                           f"entry of {yn}) and {self.x.numel()} columns, each row weighted by its seed "
+                           f"entry ({seed}); the weighted rows add up to dL/d{xn} = "
+                           f"{b.short(self.grad, 60)}; J = {J}; {self.loss}.")
         return fig
 
     def summary(self):

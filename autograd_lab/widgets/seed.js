@@ -6,8 +6,8 @@ function render({model, el}) {
   return explorer({
     model, el, kind: "seed",
     hostText: {
-      kernel: "Computed by autograd_lab in the notebook's kernel: every change runs y.backward(v) on a fresh copy of x.",
-      page: "Computed in this page: x.grad = vᵀJ from the Jacobian autograd_lab computed when the book was built " +
+      kernel: "Computed by autograd_lab in the notebook's kernel: every change runs y.backward(v) on fresh copies of the inputs.",
+      page: "Computed in this page: the gradient is vᵀJ, from the Jacobian autograd_lab computed when the book was built " +
         "(backward is linear in the seed). Open the notebook to run the backward itself.",
     },
     build(ctx) {
@@ -65,7 +65,7 @@ function render({model, el}) {
       picture.replaceChildren(
         heatTable({cols: spec.cols, rows, vmax, lead: true, role: "jacobian"}),
         h("p", {class: "al-legend", text: `J: one row per entry of ${yn}, one column per entry of ${xn}; ` +
-          `row i counts v[i] times (pale rows count little); x.grad has a colour scale of its own. Red positive, blue negative.`}));
+          `row i counts v[i] times (pale rows count little); ${xn}.grad has a colour scale of its own. Red positive, blue negative.`}));
       const line = (name, value) => `${name.padStart(8)} = ${value === null ? "None" : fmtNested(value)}`;
       readout.textContent = [line(yn, spec.y), line("v", seed), line(`${xn}.grad`, state.grad ?? null)].join("\n");
       zero.replaceChildren(fits && v.every((e) => e === 0)

@@ -179,7 +179,9 @@ function heat(v, vmax, weight = 1) {
   v = num(v);
   if (!Number.isFinite(v)) return null;
   const t = Math.min(1, vmax > 0 ? Math.abs(v) / vmax : 0) * Math.max(0, Math.min(1, weight));
-  return {cls: (v < 0 ? "al-neg" : "al-pos") + (t > 0.55 ? " al-strong" : ""),
+  // white numbers only where the cell is dark enough for them (the blue is lighter than the
+  // red at the same mix): at least 4:1 against either ink on the light theme's colours
+  return {cls: (v < 0 ? "al-neg" : "al-pos") + (t > (v < 0 ? 0.8 : 0.65) ? " al-strong" : ""),
     mix: `${Math.round(t * 100)}%`};
 }
 

@@ -12,6 +12,14 @@ from ..functions import sqrt as _sqrt, where as _where
 from . import _base as b
 
 
+def expression(sqrt_branch=False, double_where=False):
+    """The function a where explorer draws, as code."""
+    if not sqrt_branch:
+        return "where(x > t, x, y)"
+    return ("where(x > t, sqrt(where(x > t, x, 1)), y)" if double_where
+            else "where(x > t, sqrt(x), y)")
+
+
 def route(x, y, t, sqrt_branch=False, double_where=False):
     """``out = where(x > t, branch, y)`` and ONE backward pass of ``L = out.sum()``.
 
@@ -101,8 +109,7 @@ class WhereExplorer(b.Explorer):
             self._y = b.as_numbers(y).astype(np.float32)
             self._t = self._threshold(threshold)
             self._sqrt, self._double = bool(sqrt_branch), bool(double_where)
-            self.spec = {"title": title or "where(x > t, x, y): the mask routes values forward and "
-                                           "gradients back"}
+            self.spec = {"title": self._title(self._sqrt, self._double)}
         self._guard(self._compute)()
 
     # -- the programmatic API -----------------------------------------------------------------
@@ -174,6 +181,7 @@ class WhereExplorer(b.Explorer):
             y_shown = np.broadcast_to(self._y, shape)
         except ValueError:
             y_shown = self._y
+        state["title"] = self._title(self._sqrt, self._double)
         state.update(t=b.js(np.float64(self._t)), sqrt_branch=self._sqrt, double_where=self._double,
                      x=b.js(np.broadcast_to(self._x, shape).reshape(-1)), y=b.js(y_shown.reshape(-1)),
                      x_text=b.text(self._x), y_text=b.text(self._y),
@@ -198,14 +206,18 @@ class WhereExplorer(b.Explorer):
                 for s in (0, 1):
                     for d in (0, 1):
                         r = route(self._x, self._y, t, bool(s), bool(d))
-                        states[f"{i}{s}{d}"] = self._routing_state(r)
+                        states[f"{i}{s}{d}"] = {**self._routing_state(r),
+                                                "title": self._title(bool(s), bool(d))}
         return {"cuts": c, "states": states}
 
     # -- pictures and text --------------------------------------------------------------------
     def _expression(self):
-        if not self._sqrt:
-            return "where(x > t, x, y)"
-        return "where(x > t, sqrt(where(x > t, x, 1)), y)" if self._double else "where(x > t, sqrt(x), y)"
+        return expression(self._sqrt, self._double)
+
+    def _title(self, sqrt_branch, double_where):
+        """The view's title: the function drawn, unless the explorer was given a title."""
+        return self.title or (expression(sqrt_branch, double_where)
+                              + ": the mask routes values forward and gradients back")
 
     def figure(self):
         t = viz._num(self._t)

@@ -1,9 +1,11 @@
 """Sphinx extension: notebook outputs as static pages a reader can trust offline.
 
-1. Alt text for images from the output's own metadata. IPython's ``Image(..., alt=...)``
-   (and ``autograd_lab.viz.show``) store it as ``{"image/png": {"alt": "..."}}``; MyST-NB
-   reads alt text only from the cell's ``mystnb.image.alt``, so without this the picture
-   would reach the page with none. The cell's setting still wins when both exist.
+1. Alt text and width for images from the output's own metadata. IPython's
+   ``Image(..., alt=...)`` (and ``autograd_lab.viz.show``) store them as
+   ``{"image/png": {"alt": "...", "width": 680}}``; MyST-NB reads them only from the
+   cell's ``mystnb.image`` settings, so without this the picture would reach the page with
+   no alt text, and a picture drawn at twice its size for sharpness would be shown twice
+   as large. The cell's settings still win when both exist.
 2. No widget state in the pages. Executing a notebook that shows explorers leaves the
    ipywidgets state in its metadata, and MyST-NB would embed it as a JSON script for an
    HTML widget manager. The book shows each explorer's static PNG instead
@@ -18,11 +20,12 @@ _render_nb_finalise = NbElementRenderer.render_nb_finalise
 
 def render_image(self, data):
     nodes_ = _render_image(self, data)
-    alt = (data.output_metadata.get(data.mime_type) or {}).get("alt")
-    if alt:
-        for node in nodes_:
-            if not node.get("alt"):
-                node["alt"] = str(alt)
+    meta = data.output_metadata.get(data.mime_type) or {}
+    for node in nodes_:
+        if meta.get("alt") and not node.get("alt"):
+            node["alt"] = str(meta["alt"])
+        if meta.get("width") and not node.get("width"):
+            node["width"] = f"{int(meta['width'])}px"
     return nodes_
 
 
