@@ -13,13 +13,20 @@ explorer gets 30 changes of one control (tests/explorer_driver.py's BENCH: an ar
 a slider, alternating directions so the values stay put, else a button or a typed
 number), after 5 untimed ones.  Prints the median and 90th percentile per explorer.
 
+Baseline, measured in the same run: in JupyterLab, the floor a widget meets before any
+work of ours -- a bare anywidget that answers a button's message by setting one small
+trait (ECHO), appended to the same chapter's notebook, since the notebook's size moves the
+floor.  Its ratio says how much of the time is autograd_lab's and the view's.
+
     python3 tools/dev.py book && python3 bench/bench_explorers.py
 
 Needs Debian's chromium and the built book (_build/html); the JupyterLab part starts its
-own JupyterLab on 127.0.0.1 over a copy of book/.
+own JupyterLab on 127.0.0.1 over a copy of book/, with JupyterLab's default settings (as
+``python3 tools/dev.py lab`` gives them to a reader, tools/jupyter_nodelay.py included).
 """
 import functools
 import http.server
+import json
 import statistics
 import sys
 import tempfile
@@ -29,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from explorer_driver import (BENCH, CHROMIUM, CHROMIUM_ARGS, ROOT, WINDOW,  # noqa: E402
-                             current_notebook, jupyterlab, run_all_in_lab)
+                             Control, current_notebook, jupyterlab, lab_views, run_all_in_lab)
 
 WARMUP, CHANGES = 5, 30
 
@@ -74,20 +81,55 @@ TIME_CHANGES = """async ([root, how, selector, value, warmup, n]) => {
 }"""
 
 
+# the baseline: a message to the kernel and a trait set in answer, nothing computed or drawn
+ECHO = '''import anywidget, traitlets
+
+
+class Echo(anywidget.AnyWidget):
+    _esm = """export default { render({model, el}) {
+      const root = document.createElement("div");
+      root.className = "al-echo"; root.dataset.frames = "0";
+      const button = document.createElement("button"); button.textContent = "echo";
+      let n = 0; button.onclick = () => model.send({n: ++n});
+      model.on("change:state", () => { root.dataset.frames = String(Number(root.dataset.frames) + 1); });
+      root.append(button); el.append(root);
+    } }"""
+    state = traitlets.Dict().tag(sync=True)
+
+    def __init__(self):
+        super().__init__()
+        self.on_msg(lambda _w, content, _b: setattr(self, "state", {"n": content["n"]}))
+
+
+Echo()'''
+
+
+def add_echo(notebook):
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    nb["cells"].append({"cell_type": "code", "execution_count": None, "id": "bench-echo",
+                        "metadata": {}, "outputs": [], "source": ECHO})
+    notebook.write_text(json.dumps(nb), encoding="utf-8")
+
+
 def time_view(page, root, control):
     selector = control.role[4:] if control.role.startswith("css:") else f'[data-role="{control.role}"]'
     return page.evaluate(TIME_CHANGES, [root.element_handle(), control.how, selector, control.value,
                                         WARMUP, CHANGES])
 
 
-def report(title, goal, rows):
+def report(title, goal, rows, floors=None):
     print(f"\n{title} (goal: {goal})")
-    print(f"  {'explorer':46s} {'redrawn':>9s} {'painted':>9s} {'p90 painted':>12s}")
+    print(f"  {'explorer':46s} {'redrawn':>9s} {'painted':>9s} {'p90 painted':>12s}"
+          + (f" {'echo painted':>13s} {'ratio':>6s}" if floors else ""))
     for name, times in rows:
         drawn = statistics.median(t[0] for t in times)
         shown = sorted(t[1] for t in times)
         p90 = shown[int(0.9 * (len(shown) - 1))]
-        print(f"  {name:46s} {drawn:6.1f} ms {statistics.median(shown):6.1f} ms {p90:9.1f} ms")
+        line = f"  {name:46s} {drawn:6.1f} ms {statistics.median(shown):6.1f} ms {p90:9.1f} ms"
+        if floors:
+            floor = statistics.median(t[1] for t in floors[name.split(":")[0]])
+            line += f" {floor:10.1f} ms {statistics.median(shown) / floor:5.2f}x"
+        print(line)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -116,18 +158,23 @@ def main():
             page.close()
         report("In the page (no kernel)", "redrawn within one frame, 16 ms: the next frame shows it", rows)
 
-        rows = []
-        with tempfile.TemporaryDirectory() as tmp, jupyterlab(tmp) as lab:
+        rows, floors = [], {}
+        with tempfile.TemporaryDirectory() as tmp, jupyterlab(tmp, windowing=None) as lab:
             page = browser.new_page(viewport=WINDOW)
             for chapter in sorted({b.chapter for b, _ in BENCH}):
+                add_echo(Path(tmp) / "book" / f"{chapter}.ipynb")
                 run_all_in_lab(page, lab, chapter)
-                roots = current_notebook(page).locator(".al-x")
+                roots = lab_views(page, 1 + max(b.index for b, _ in BENCH if b.chapter == chapter))
                 for book, control in ((b, c) for b, c in BENCH if b.chapter == chapter):
                     root = roots.nth(book.index)
                     root.scroll_into_view_if_needed()
                     rows.append((f"{chapter}: {book.variable}", time_view(page, root, control)))
+                echo = current_notebook(page).locator(".al-echo").first
+                echo.scroll_into_view_if_needed()
+                floors[chapter] = time_view(page, echo, Control("click", "css:button"))
                 page.evaluate("jupyterapp.serviceManager.sessions.shutdownAll()")
-        report("In JupyterLab (a kernel computes every change)", "median under 50 ms to the painted frame", rows)
+        report("In JupyterLab (a kernel computes every change)", "median under 50 ms to the painted frame",
+               rows, floors)
         browser.close()
     server.shutdown()
 

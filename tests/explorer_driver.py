@@ -232,9 +232,12 @@ def _free_port():
 
 
 @contextlib.contextmanager
-def jupyterlab(workdir):
+def jupyterlab(workdir, windowing="none"):
     """JupyterLab on 127.0.0.1 over a copy of book/ in ``workdir`` (nothing it saves touches
-    the repository), with a settings folder that asks it not to fetch news; yields its URL."""
+    the repository), with a settings folder that asks it not to fetch news; yields its URL.
+    ``windowing``: the notebook's windowing mode ("none", the tests' choice: every cell laid
+    out, so a test can measure any explorer; None keeps JupyterLab's default, which skips
+    laying out cells out of view, as a reader gets it)."""
     jupyter = Path(sys.executable).parent / "jupyter"
     workdir = Path(workdir)
     shutil.copytree(ROOT / "book", workdir / "book",
@@ -243,9 +246,10 @@ def jupyterlab(workdir):
     (settings / "apputils-extension").mkdir(parents=True)
     (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         '{"fetchNews": "false", "checkForUpdates": false}')
-    # every cell in the page, also those out of view (JupyterLab 4 draws only what is seen)
-    (settings / "notebook-extension").mkdir()
-    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    if windowing is not None:
+        (settings / "notebook-extension").mkdir()
+        (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+            json.dumps({"windowingMode": windowing}))
     port = _free_port()
     # as `python3 tools/dev.py lab` starts it: with tools/jupyter_nodelay.py
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(workdir / "settings"),
