@@ -188,6 +188,12 @@ def _img_html(png, alt, width=None):
             f'{size}style="max-width:100%; height:auto;"/>')
 
 
+def mime_subset(data, include=None, exclude=None):
+    """The entries of a MIME bundle that IPython's ``include`` / ``exclude`` ask for."""
+    return {k: v for k, v in data.items()
+            if (not include or k in include) and not (exclude and k in exclude)}
+
+
 PIXEL_RATIO = 2     # pictures hold two pixels per pixel of the page: sharp on high-density
                     # screens and when zoomed, shown at the size they were laid out for
 
@@ -216,12 +222,7 @@ class Picture:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         data = {"image/png": base64.b64encode(self.png).decode("ascii"), "text/plain": self.alt}
-        meta = {"image/png": self._metadata()}
-        if include:
-            data = {k: v for k, v in data.items() if k in include}
-        if exclude:
-            data = {k: v for k, v in data.items() if k not in exclude}
-        return data, meta
+        return mime_subset(data, include, exclude), {"image/png": self._metadata()}
 
     def _repr_png_(self):
         return self.png, self._metadata()

@@ -309,6 +309,24 @@ def current_notebook(page):
     return page.locator("#" + page.evaluate("jupyterapp.shell.currentWidget.id"))
 
 
+def page_view(page, index=0, kind=None):
+    """The view of the page's explorer number ``index`` (of one ``kind`` if given), once the
+    page has mounted its views, scrolled into sight."""
+    selector = ".al-x" + (f'[data-kind="{kind}"]' if kind else "")
+    page.wait_for_selector(f".al-explorer.al-mounted {selector}")
+    root = page.locator(f".al-explorer {selector}").nth(index)
+    root.scroll_into_view_if_needed()
+    return View(page, root)
+
+
+def record_messages(page, view):
+    """A list that fills with every message ``view`` sends to its host in the page."""
+    sent = []
+    page.expose_function("alRecord", lambda msg: sent.append(msg))
+    view.root.evaluate("el => el.closest('.al-explorer').addEventListener('al-message', e => alRecord(e.detail))")
+    return sent
+
+
 def lab_views(page, count, kind=None, timeout=120_000):
     """The explorers' views in the open notebook (of one ``kind`` if given), once ``count``
     of them have drawn: under load a view mounts well after its cell ran."""

@@ -10,14 +10,11 @@ words for a seed of the wrong shape.
 """
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer, lab_views,
-                             open_page, run_all_in_lab)
+from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+                             lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
 BOOK = Book("04_grad_outputs", "explorer")
-KIND = '.al-x[data-kind="grad_outputs"]'
-
-
 
 
 def fresh_explorer():
@@ -48,14 +45,10 @@ def test_every_control_of_the_page_grad_outputs_explorer_draws_autograd_labs_num
     ex = fresh_explorer()
     context, page, problems, outside = open_page(chromium, book_server + BOOK.page, theme)
     try:
-        page.wait_for_selector(f".al-explorer.al-mounted {KIND}")
-        root = page.locator(f".al-explorer {KIND}").first
-        root.scroll_into_view_if_needed()
+        view = page_view(page, kind="grad_outputs")
+        root = view.root
         assert root.get_attribute("data-host") == "page"
-        view = View(page, root)
-        sent = []
-        page.expose_function("alRecord", lambda msg: sent.append(msg))
-        root.evaluate("el => el.closest('.al-explorer').addEventListener('al-message', e => alRecord(e.detail))")
+        sent = record_messages(page, view)
         assert_view_shows(view, ex, "on arrival")
         assert_numbers(view.numbers("grad"), [20, 20, 20, 20], "the question's twenties")
 
@@ -94,8 +87,7 @@ def test_every_control_of_the_page_grad_outputs_explorer_draws_autograd_labs_num
 def test_the_page_refuses_text_that_is_not_a_seed_and_keeps_its_numbers(chromium, book_server):
     context, page, problems, _ = open_page(chromium, book_server + BOOK.page, None)
     try:
-        page.wait_for_selector(f".al-explorer.al-mounted {KIND}")
-        view = View(page, page.locator(f".al-explorer {KIND}").first)
+        view = page_view(page, kind="grad_outputs")
         view.use(Control("click", 'css:[data-role="presets"] button[data-key="diagonal"]'))
         box = text_box(view)
         box.fill("hello")
@@ -113,16 +105,13 @@ def test_the_page_refuses_text_that_is_not_a_seed_and_keeps_its_numbers(chromium
 def test_the_grad_outputs_explorer_fits_the_window(chromium, book_server):
     context, page, _, _ = open_page(chromium, book_server + BOOK.page, None)
     try:
-        page.wait_for_selector(f".al-explorer.al-mounted {KIND}")
-        box = page.locator(f".al-explorer {KIND}").first.bounding_box()
+        box = page_view(page, kind="grad_outputs").root.bounding_box()
         assert box["height"] <= 700 and box["width"] <= 780
     finally:
         context.close()
 
 
 # -- JupyterLab ----------------------------------------------------------------------------------
-
-
 
 
 def test_the_grad_outputs_explorer_runs_live_in_jupyterlab(chromium, lab):

@@ -12,16 +12,12 @@ import re
 import numpy as np
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer, lab_views,
-                             open_page, run_all_in_lab)
+from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+                             lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
 BOOK = Book("01_autograd_in_one_sitting", "explorer")
 NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:e-?\d+)?|nan|-?inf")
-
-
-
-
 
 
 _CHAPTER = {}
@@ -80,14 +76,10 @@ def test_every_control_of_the_page_graph_explorer_draws_autograd_labs_numbers(ch
     ex = fresh_explorer()
     context, page, problems, outside = open_page(chromium, book_server + BOOK.page, theme)
     try:
-        page.wait_for_selector('.al-explorer.al-mounted .al-x[data-kind="graph"]')
-        root = page.locator('.al-explorer .al-x[data-kind="graph"]').first
-        root.scroll_into_view_if_needed()
+        view = page_view(page, kind="graph")
+        root = view.root
         assert root.get_attribute("data-host") == "page"
-        view = View(page, root)
-        sent = []
-        page.expose_function("alRecord", lambda msg: sent.append(msg))
-        root.evaluate("el => el.closest('.al-explorer').addEventListener('al-message', e => alRecord(e.detail))")
+        sent = record_messages(page, view)
         assert_graph_shows(view, ex, "on arrival")
         for control in CONTROLS:
             assert view.use(control) == 1, f"{control}: not one redraw"
@@ -103,8 +95,7 @@ def test_every_control_of_the_page_graph_explorer_draws_autograd_labs_numbers(ch
 def test_the_page_snaps_a_typed_value_and_says_so_and_refuses_one_it_has_no_state_for(chromium, book_server):
     context, page, problems, _ = open_page(chromium, book_server + BOOK.page, None)
     try:
-        page.wait_for_selector('.al-explorer.al-mounted .al-x[data-kind="graph"]')
-        view = View(page, page.locator('.al-explorer .al-x[data-kind="graph"]').first)
+        view = page_view(page, kind="graph")
         box = view.locate("param-1").locator("input[type=text]")
         view.use(Control("type", "param-1", "2.4"))
         assert box.input_value() == "3"
@@ -126,8 +117,7 @@ def test_the_graph_explorer_fits_the_window_at_its_natural_size(chromium, book_s
     for theme in ("light", "dark"):
         context, page, problems, _ = open_page(chromium, book_server + BOOK.page, theme)
         try:
-            page.wait_for_selector('.al-explorer.al-mounted .al-x[data-kind="graph"]')
-            root = page.locator('.al-explorer .al-x[data-kind="graph"]').first
+            root = page_view(page, kind="graph").root
             box = root.bounding_box()
             assert box["height"] <= 700 and box["width"] <= 780
             svg = root.locator('[data-role="graph"]').bounding_box()
@@ -139,8 +129,6 @@ def test_the_graph_explorer_fits_the_window_at_its_natural_size(chromium, book_s
 
 
 # -- JupyterLab ----------------------------------------------------------------------------------
-
-
 
 
 def test_the_graph_explorer_runs_live_in_jupyterlab(chromium, lab):

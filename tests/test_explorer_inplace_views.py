@@ -9,8 +9,8 @@ operation with every write); a prediction only reveals the state.
 """
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer, lab_views,
-                             open_page, run_all_in_lab)
+from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+                             lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
 CHAPTER = "05b_what_backward_keeps"
@@ -92,23 +92,14 @@ def check_view(view, ex, where):
     assert view.locate("honest-code").inner_text() == state["honest_code"], where
 
 
-def mounted(page, index):
-    page.wait_for_selector(".al-explorer.al-mounted .al-x")
-    root = page.locator(".al-explorer .al-x").nth(index)
-    root.scroll_into_view_if_needed()
-    return View(page, root)
-
-
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_every_press_draws_autograd_labs_outcome_graph_and_gradients(chromium, book_server, theme):
     ex = chapter_explorer(INPLACE)
     context, page, problems, outside = open_page(chromium, book_server + INPLACE.page, theme)
     try:
-        view = mounted(page, INPLACE.index)
+        view = page_view(page, INPLACE.index)
         assert view.root.get_attribute("data-host") == "page"
-        sent = []
-        page.expose_function("alRecord", lambda msg: sent.append(msg))
-        view.root.evaluate("el => el.closest('.al-explorer').addEventListener('al-message', e => alRecord(e.detail))")
+        sent = record_messages(page, view)
         check_view(view, ex, "on arrival")
         tallest = 0
         for k, control in enumerate(INPLACE.controls):
@@ -129,7 +120,7 @@ def test_every_press_draws_autograd_labs_outcome_graph_and_gradients(chromium, b
 def test_the_displayed_explorer_waits_for_a_prediction_as_the_text_says(chromium, book_server):
     context, page, _, _ = open_page(chromium, book_server + INPLACE.page, None)
     try:
-        view = mounted(page, INPLACE.index)
+        view = page_view(page, INPLACE.index)
         assert view.locate("code").inner_text().splitlines()[1:3] == ["y = x.exp()", "y.mul_(2)"]
         assert "Predict first" in view.locate("waiting").inner_text()
         view.use(press("predict", "error"))

@@ -8,8 +8,8 @@ for every k, and the batched J, with their pass counts).
 """
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer, lab_views,
-                             open_page, run_all_in_lab)
+from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+                             lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
 CHAPTER = "05_reconstructing_the_jacobian"
@@ -23,8 +23,6 @@ def press(key):
 # reset, every row (and once more: 'All rows are done'), all rows at once twice
 PRESSES = ["step", "step", "all", "step", "reset", "step", "step", "step", "step", "step", "all", "all"]
 JACOBIAN = Book(CHAPTER, "explorer", [press(k) for k in PRESSES], lab=press("step"))
-
-
 
 
 def check_view(view, ex, where):
@@ -49,27 +47,16 @@ def check_view(view, ex, where):
     assert (ex.error or "") in status and (ex.note or "") in status, f"{where}: {status!r}"
 
 
-
-
-def mounted(page, index):
-    page.wait_for_selector(".al-explorer.al-mounted .al-x")
-    root = page.locator(".al-explorer .al-x").nth(index)
-    root.scroll_into_view_if_needed()
-    return View(page, root)
-
-
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_every_press_draws_autograd_labs_rows_and_pass_counts(chromium, book_server, theme):
     ex = chapter_explorer(JACOBIAN)
     context, page, problems, outside = open_page(chromium, book_server + JACOBIAN.page, theme)
     try:
-        view = mounted(page, JACOBIAN.index)
+        view = page_view(page, JACOBIAN.index)
         assert view.root.get_attribute("data-host") == "page"
         box = view.root.bounding_box()
         assert box["width"] <= 780 and box["height"] <= 700, box
-        sent = []
-        page.expose_function("alRecord", lambda msg: sent.append(msg))
-        view.root.evaluate("el => el.closest('.al-explorer').addEventListener('al-message', e => alRecord(e.detail))")
+        sent = record_messages(page, view)
         check_view(view, ex, "on arrival")
         for k, control in enumerate(JACOBIAN.controls):
             assert view.use(control) == 1, f"{control.value}: more than one redraw"
@@ -85,7 +72,7 @@ def test_every_press_draws_autograd_labs_rows_and_pass_counts(chromium, book_ser
 def test_the_displayed_explorer_has_no_row_yet_as_the_text_says(chromium, book_server):
     context, page, _, _ = open_page(chromium, book_server + JACOBIAN.page, None)
     try:
-        view = mounted(page, JACOBIAN.index)
+        view = page_view(page, JACOBIAN.index)
         assert view.locate("rows-done").inner_text() == f"0 of {chapter_explorer(JACOBIAN).m}"
         assert view.locate("seed").inner_text().startswith("no row yet")
         assert view.locate("forward").inner_text() == "1" and view.locate("backward").inner_text() == "0"
@@ -96,7 +83,7 @@ def test_the_displayed_explorer_has_no_row_yet_as_the_text_says(chromium, book_s
 def test_next_row_after_all_rows_at_once_starts_over_and_says_so(chromium, book_server):
     context, page, _, _ = open_page(chromium, book_server + JACOBIAN.page, None)
     try:
-        view = mounted(page, JACOBIAN.index)
+        view = page_view(page, JACOBIAN.index)
         view.use(press("all"))
         view.use(press("step"))
         assert view.locate("rows-done").inner_text().startswith("1 of")

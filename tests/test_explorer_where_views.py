@@ -12,8 +12,8 @@ import pytest
 
 from autograd_lab.widgets.where import expression
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer, lab_views,
-                             open_page, run_all_in_lab)
+from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+                             lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
 CHAPTER = "02_masks_where_select_cond"
@@ -41,8 +41,6 @@ WHERE = [
     Book(CHAPTER, "pitfall", checkbox_controls()[1:2] + checkbox_controls()[1:2] + threshold_controls(),
          lab=Control("click", "double-where"), index=1),
 ]
-
-
 
 
 def where_numbers(ex):
@@ -77,28 +75,17 @@ def check_view(view, ex, where):
     assert (ex.error or "") in status and (ex.note or "") in status, f"{where}: {status!r}"
 
 
-
-
-def mounted(page, index):
-    page.wait_for_selector(".al-explorer.al-mounted .al-x")
-    root = page.locator(".al-explorer .al-x").nth(index)
-    root.scroll_into_view_if_needed()
-    return View(page, root)
-
-
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("book", WHERE, ids=[b.variable for b in WHERE])
 def test_every_control_of_the_where_explorer_draws_autograd_labs_numbers(chromium, book_server, book, theme):
     ex = chapter_explorer(book)
     context, page, problems, outside = open_page(chromium, book_server + book.page, theme)
     try:
-        view = mounted(page, book.index)
+        view = page_view(page, book.index)
         assert view.root.get_attribute("data-host") == "page"
         box = view.root.bounding_box()
         assert box["width"] <= 780 and box["height"] <= 700, box     # controls and numbers in one view
-        sent = []
-        page.expose_function("alRecord", lambda msg: sent.append(msg))
-        view.root.evaluate("el => el.closest('.al-explorer').addEventListener('al-message', e => alRecord(e.detail))")
+        sent = record_messages(page, view)
         check_view(view, ex, "on arrival")
         for control in book.controls:
             redraws = view.use(control)
@@ -121,7 +108,7 @@ def test_x_and_y_are_disabled_in_the_page_with_a_hint(chromium, book_server):
     book = WHERE[0]
     context, page, problems, _ = open_page(chromium, book_server + book.page, None)
     try:
-        view = mounted(page, book.index)
+        view = page_view(page, book.index)
         for role in ("x-text", "y-text"):
             assert view.locate(role).locator("input").is_disabled()
         assert "open the notebook" in view.locate("edit-hint").inner_text()
@@ -135,7 +122,7 @@ def test_the_chapter_shows_the_starting_state_its_text_describes(chromium, book_
     """'It starts at t = 2' and, for the pitfall, 'the NaN appears in x.grad'."""
     context, page, _, _ = open_page(chromium, book_server + WHERE[0].page, None)
     try:
-        first, pitfall = mounted(page, 0), mounted(page, 1)
+        first, pitfall = page_view(page, 0), page_view(page, 1)
         assert first.locate("threshold").locator("input[type=text]").input_value() == "2"
         assert first.numbers("out") == ["-1.", "-2.", "3.", "4."]
         assert pitfall.numbers("grad-x")[:2] == ["nan", "nan"] and pitfall.locate("sqrt-branch").is_checked()
@@ -148,7 +135,7 @@ def test_a_typed_threshold_that_cannot_be_read_is_refused_with_a_message(chromiu
     book = WHERE[0]
     context, page, problems, _ = open_page(chromium, book_server + book.page, None)
     try:
-        view = mounted(page, book.index)
+        view = page_view(page, book.index)
         before, frames = view.numbers("out"), view.frames()
         box = view.locate("threshold").locator("input[type=text]")
         for text in ("abc", "1e9"):

@@ -19,7 +19,8 @@ import re
 import pytest
 
 from explorer_driver import (EXPLORERS, WINDOW, Control, View, assert_numbers, chapter_explorer,
-                             drawn_numbers, lab_message, lab_views, open_page, run_all_in_lab)
+                             drawn_numbers, lab_message, lab_views, open_page, page_view,
+                             record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
 PAGE_BUDGET = 100_000          # bytes an explorer chapter may add: view modules, data, page.js
@@ -34,14 +35,10 @@ def test_every_control_of_the_page_explorer_draws_autograd_labs_numbers(chromium
     ex = chapter_explorer(book)
     context, page, problems, outside = open_page(chromium, book_server + book.page, theme)
     try:
-        page.wait_for_selector(".al-explorer.al-mounted .al-x")
-        root = page.locator(".al-explorer .al-x").nth(book.index)
-        root.scroll_into_view_if_needed()
+        view = page_view(page, book.index)
+        root = view.root
         assert root.get_attribute("data-host") == "page"
-        view = View(page, root)
-        sent = []
-        page.expose_function("alRecord", lambda msg: sent.append(msg))
-        root.evaluate("el => el.closest('.al-explorer').addEventListener('al-message', e => alRecord(e.detail))")
+        sent = record_messages(page, view)
         kind = root.get_attribute("data-kind")
         for role, want in drawn_numbers(kind, ex).items():
             assert_numbers(view.numbers(role), want, f"{book.page} on arrival, {role}")
@@ -65,8 +62,7 @@ def test_presets_and_code_set_seeds_exactly(chromium, book_server):
     book = EXPLORERS[2]                                   # a seed of three entries
     context, page, problems, _ = open_page(chromium, book_server + book.page, None)
     try:
-        page.wait_for_selector(".al-explorer.al-mounted .al-x")
-        view = View(page, page.locator(".al-explorer .al-x").nth(book.index))
+        view = page_view(page, book.index)
         view.use(Control("click", 'css:[data-role="presets"] button[data-key="mean"]'))
         page.wait_for_timeout(300)                        # nothing may round it afterwards
         boxes = view.root.locator('[data-role^="seed-"] input[type=text]')
@@ -85,8 +81,7 @@ def test_a_number_that_cannot_be_a_seed_is_refused_with_a_message(chromium, book
     book = EXPLORERS[0]
     context, page, problems, _ = open_page(chromium, book_server + book.page, None)
     try:
-        page.wait_for_selector(".al-explorer.al-mounted .al-x")
-        view = View(page, page.locator(".al-explorer .al-x").nth(book.index))
+        view = page_view(page, book.index)
         before = view.numbers("grad")
         box = view.locate("seed-0").locator("input[type=text]")
         for text in ("abc", "1e9"):

@@ -21,7 +21,6 @@ An explorer never raises from a reader's action: a wrong shape, text that is not
 of numbers, an overflowing seed are shown in the view and kept in ``ex.error``.
 """
 import ast
-import base64
 import contextlib
 import math
 import warnings
@@ -299,19 +298,11 @@ class Explorer(anywidget.AnyWidget):
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         data, meta = super()._repr_mimebundle_()
-        data = dict(data)
-        data["text/plain"] = self.summary()
-        data[PAGE_MIME] = {"module": self.kind, "spec": self.spec, "state": self.state,
-                           "page": self._page()}
-        picture = viz.picture(self.figure())
-        data["image/png"] = base64.b64encode(picture.png).decode("ascii")
-        meta = dict(meta or {})
-        meta["image/png"] = picture._metadata()
-        if include:
-            data = {k: v for k, v in data.items() if k in include}
-        if exclude:
-            data = {k: v for k, v in data.items() if k not in exclude}
-        return data, meta
+        picture, picture_meta = viz.picture(self.figure())._repr_mimebundle_()
+        data = {**data, **picture, "text/plain": self.summary(),
+                PAGE_MIME: {"module": self.kind, "spec": self.spec, "state": self.state,
+                            "page": self._page()}}
+        return viz.mime_subset(data, include, exclude), {**(meta or {}), **picture_meta}
 
     def __repr__(self):
         return self.summary()
