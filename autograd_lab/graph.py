@@ -53,13 +53,16 @@ class Op:
     :func:`shed`), and an in-place change is refused only where a rule reads it.
     ``floating``: the op computes real-valued results (division, exp, sin, ...), so
     integer and bool inputs are first cast to the default float32, as torch does.
+    ``into``: ``forward`` takes ``out=`` and its result has its first input's dtype when
+    all its arrays share it, so an in-place write can compute straight into the written
+    tensor's memory (see :meth:`writes_into`).
     """
 
     __slots__ = ("name", "forward", "vjp", "jvp", "vjp_all", "jvp_all", "saves", "promote",
-                 "floating", "differentiable", "reads_inputs", "reads_output", "unread")
+                 "floating", "differentiable", "reads_inputs", "reads_output", "unread", "into")
 
     def __init__(self, name, forward, vjp=None, jvp=None, *, vjp_all=None, jvp_all=None,
-                 saves=True, promote=False, floating=False, differentiable=True):
+                 saves=True, promote=False, floating=False, differentiable=True, into=False):
         self.name = name
         self.forward = forward
         self.vjp = vjp
@@ -80,6 +83,7 @@ class Op:
         self.promote = promote
         self.floating = floating      # results are floats: integer/bool inputs become float32
         self.differentiable = differentiable
+        self.into = into
 
     def __repr__(self):
         return f"<Op {self.grad_name((), {})}>"
@@ -105,10 +109,40 @@ class Op:
                 if type(a) is np.ndarray and a.dtype.kind in "biu":
                     arrays[i] = a.astype(dtypes.DEFAULT_FLOAT)
         try:
-            out = self.forward(*arrays, **params)
+            if state.into is not None and arrays[0] is state.into and self.writes_into(args, arrays, params):
+                out = self.forward(*arrays, out=arrays[0])
+            else:
+                out = self.forward(*arrays, **params)
         except ValueError as e:
             raise _shape_error(self, arrays, e) from None
         return attach(self, args, params, out, arrays)
+
+    def writes_into(self, args, arrays, params):
+        """Whether the in-place write under way (``state.into``: Tensor._in_place, on a big
+        array) may compute straight into the memory of input 0 -- a copy saved, and the
+        write faster -- rather than into a new array the write then takes or copies.  Only
+        where the result has the written array's shape and dtype, and no rule of the node
+        recorded now reads input 0's old value.  Once: an op later in the same method
+        reads the memory as written."""
+        state.into = None
+        into = arrays[0]
+        if not self.into or params or into.dtype.kind != "f":
+            return False
+        shapes = []
+        for a in arrays:
+            if type(a) is np.ndarray:
+                if a.dtype != into.dtype:
+                    return False
+                shapes.append(a.shape)
+            elif type(a) is not float and type(a) is not int:
+                return False
+        if np.broadcast_shapes(*shapes) != into.shape:
+            return False
+        if state.grad_enabled and any(type(a) is Tensor and a.requires_grad for a in args):
+            if self.unread is None:       # "others": x's value is read for another input
+                return not any(type(a) is Tensor and a.requires_grad for a in args[1:])
+            return self.unread & 1 == 1
+        return True
 
     # -- forward mode: the output's tangent from the inputs' tangents ----------------
     def tangent(self, tangents, y, args, params):

@@ -14,6 +14,7 @@ class _State:
     inference_made = False   # some inference tensor exists: recording checks its inputs
     saved_hooks = ()     # autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last
     writing = None       # the tensor an in-place method is about to write (graph.saving)
+    into = None          # ... or its array, for its op to compute into (Op.writes_into)
     counters = ()        # active PassCounter objects
     writes = 0           # in-place writes to any tensor so far (saved-value checks)
     swapped = -1         # writes when `x.data = ...` last replaced an array

@@ -78,7 +78,7 @@ add = Op("AddBackward0", np.add,
               lambda g, y, a, b: g),
          jvp=(lambda t, y, a, b: t,
               lambda t, y, a, b: t),
-         saves=False, promote=True)
+         saves=False, promote=True, into=True)
 
 sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else "SubBackward0",
          np.subtract,
@@ -86,14 +86,14 @@ sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else
               lambda g, y, a, b: -g),
          jvp=(lambda t, y, a, b: t,
               lambda t, y, a, b: -t),
-         saves=False, promote=True)
+         saves=False, promote=True, into=True)
 
 mul = Op("MulBackward0", np.multiply,
          vjp=(lambda g, y, a, b: g * b,
               lambda g, y, a, b: g * a),
          jvp=(lambda t, y, a, b: t * b,
               lambda t, y, a, b: a * t),
-         promote=True, saves="others")
+         promote=True, saves="others", into=True)
 
 div = Op("DivBackward0", np.true_divide,
          vjp=(lambda g, y, a, b: g / b,
@@ -101,7 +101,7 @@ div = Op("DivBackward0", np.true_divide,
          jvp=(lambda t, y, a, b: t / b,
               lambda t, y, a, b: -t * a / (b * b)),
          promote=True,
-         floating=True, saves="inputs")
+         floating=True, saves="inputs", into=True)
 
 reciprocal = Op("ReciprocalBackward0", np.reciprocal,
                 vjp=(lambda g, y, x: -g * y * y,),
@@ -268,42 +268,51 @@ relu = Op("ReluBackward0", _relu_forward,
 exp = Op("ExpBackward0", np.exp,
          vjp=(lambda g, y, x: g * y,),
          jvp=(lambda t, y, x: t * y,),
-         floating=True, saves="output")
+         floating=True, saves="output", into=True)
 
 log = Op("LogBackward0", np.log,
          vjp=(lambda g, y, x: g / x,),
          jvp=(lambda t, y, x: t / x,),
-         floating=True, saves="inputs")
+         floating=True, saves="inputs", into=True)
 
 log1p = Op("Log1PBackward0", np.log1p,          # log(1 + x), accurate for tiny x
            vjp=(lambda g, y, x: g / (1 + x),),
            jvp=(lambda t, y, x: t / (1 + x),),
-           floating=True, saves="inputs")
+           floating=True, saves="inputs", into=True)
 
 sqrt = Op("SqrtBackward0", np.sqrt,
           vjp=(lambda g, y, x: g / (2 * y),),
           jvp=(lambda t, y, x: t / (2 * y),),
-         floating=True, saves="output")
+         floating=True, saves="output", into=True)
 
 sin = Op("SinBackward0", np.sin,
          vjp=(lambda g, y, x: g * cos(x),),
          jvp=(lambda t, y, x: t * cos(x),),
-         floating=True, saves="inputs")
+         floating=True, saves="inputs", into=True)
 
 cos = Op("CosBackward0", np.cos,
          vjp=(lambda g, y, x: -g * sin(x),),
          jvp=(lambda t, y, x: -t * sin(x),),
-         floating=True, saves="inputs")
+         floating=True, saves="inputs", into=True)
 
 tanh = Op("TanhBackward0", np.tanh,
           vjp=(lambda g, y, x: g * (1 - y * y),),
           jvp=(lambda t, y, x: t * (1 - y * y),),
-          floating=True, saves="output")
+          floating=True, saves="output", into=True)
 
-sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
+
+def _sigmoid_forward(x, out=None):
+    """1 / (1 + e^-x), one step at a time in one array (``out``: x's own, for sigmoid_)."""
+    y = np.negative(x, out=np.empty_like(x) if out is None else out)
+    np.exp(y, out=y)
+    np.add(y, 1, out=y)
+    return np.true_divide(1, y, out=y)
+
+
+sigmoid = Op("SigmoidBackward0", _sigmoid_forward,
              vjp=(lambda g, y, x: g * (y * (1 - y)),),
              jvp=(lambda t, y, x: t * (y * (1 - y)),),
-             floating=True, saves="output")
+             floating=True, saves="output", into=True)
 
 abs = Op("AbsBackward0", np.abs,
          vjp=(lambda g, y, x: g * sign(x),),

@@ -558,7 +558,7 @@ class Tensor:
         return self._vbox
 
     def _bump(self):
-        box = self._box()
+        box = self._vbox or self._box()
         box[0] += 1
         state.writes += 1
         if box[1] is not None:            # the node that computed these numbers may have saved
@@ -610,24 +610,26 @@ class Tensor:
     def _overwrite(self, result):
         """Write ``result``, computed from this tensor as it is, into its memory, and make
         result's node this tensor's history -- or, through a view, the base's."""
-        node, base = result._grad_fn, self._base
+        node, base, have, got = result._grad_fn, self._base, self._data, result._data
         if base is not None:
             self._check_view(node is not None)
-        if node is not None and node.op.reads_inputs and node.args[0] is self and node.reads(0):
-            old = Tensor._make(self._data.copy())       # the rule reads x as it was
+        if node is not None and node.args[0] is self and node.op.reads_inputs and node.reads(0):
+            old = Tensor._make(have.copy())             # the rule reads x as it was
             old._grad_fn, old._tangent = node.next[0], self._tangent
             node.args = (old, *node.args[1:])
-            if node.arrays[0] is self._data:
+            if node.arrays[0] is have:
                 node.arrays = (old._data, *node.arrays[1:])
-        have, got = self._data, result._data
-        if sys.getrefcount(have) == 3 and have.base is None and got.base is None and got.dtype == have.dtype:
+        if got is have:                   # the op computed into this memory (Op.writes_into)
+            pass
+        elif sys.getrefcount(have) == 3 and have.base is None and got.base is None and got.dtype is have.dtype:
             self._data = got              # no one else holds these numbers: take the new ones, no copy
         else:
             have[...] = got               # (cast as C casts: int8 += 300 wraps, as in torch)
         self._bump()
-        if node is None and result._tangent is None:
-            return self
-        if node is not None:              # its output is this memory now: it sees later writes
+        if node is None:
+            if result._tangent is None:
+                return self
+        else:                             # its output is this memory now: it sees later writes
             _made(node, self)
         if base is None:
             self._take(node, result._tangent)
@@ -732,17 +734,26 @@ def _in_place(method, name):
         for a in args:
             if type(a) is Tensor and a._vbox is not None and a._vbox is self._vbox:
                 _check_overlap(self, a)   # (a view of the same memory)
-        writing, state.writing = state.writing, self      # (what its node saves: graph.saving)
-        try:
+        if state.saved_hooks:             # what its node hands them is x as it was (graph.saving)
+            writing, state.writing = state.writing, self
+            try:
+                result = method(self, *args, **kwargs)
+            finally:
+                state.writing = writing
+        elif self._data.size >= graph.KEEP_BELOW and _into(self, args, kwargs):
+            state.into = self._data       # its op may compute straight into it (Op.writes_into)
+            try:
+                result = method(self, *args, **kwargs)
+            finally:
+                state.into = None
+        else:
             result = method(self, *args, **kwargs)
-        finally:
-            state.writing = writing
-        shape, dtype = self._data.shape, self._data.dtype
-        if result._data.shape != shape:
-            _check_into(shape, result._data.shape)
-        if result._data.dtype != dtype and not dtypes.can_cast(result._data.dtype, dtype):
-            raise RuntimeError(f"result type {dtypes.scalar_type_name(result._data.dtype)} can't be cast "
-                               f"to the desired output type {dtypes.scalar_type_name(dtype)}")
+        have, got = self._data, result._data
+        if got.shape != have.shape:
+            _check_into(have.shape, got.shape)
+        if got.dtype is not have.dtype and not dtypes.can_cast(got.dtype, have.dtype):
+            raise RuntimeError(f"result type {dtypes.scalar_type_name(got.dtype)} can't be cast "
+                               f"to the desired output type {dtypes.scalar_type_name(have.dtype)}")
         return self._overwrite(result)
     in_place.__name__ = in_place.__qualname__ = name
     in_place.__doc__ = f"In-place version of :meth:`{method.__name__}`."
@@ -897,6 +908,19 @@ def _made(node, t):
     if node.op.reads_output:
         node.out = t._data
     node.out_box, node.out_version = t._vbox, t._vbox[0]
+
+
+def _into(t, args, kwargs):
+    """Whether an in-place write on ``t`` may let its op compute into t's array: t is no
+    view, carries no tangent, no input shares its memory (x.add_(x, alpha=2) must read x
+    as it was), and nothing is checked after the op that could refuse the write (inference
+    tensors, forward mode)."""
+    if t._base is not None or t._tangent is not None or state.forward_level or state.inference_made:
+        return False
+    for a in (*args, *kwargs.values()):
+        if type(a) is Tensor and np.may_share_memory(a._data, t._data):
+            return False
+    return True
 
 
 def _tracked(t):

@@ -235,3 +235,47 @@ def test_in_place_writes_reach_everything_that_shares_the_memory():
     first = y.detach()
     y.exp_()
     assert np.allclose(first.numpy(), np.exp(2.0)) and first._version == 1
+
+
+# -- a write on a big tensor computes straight into its memory (Op.writes_into) ------------
+BIG = (128, 64)                           # 8,192 numbers: above graph.KEEP_BELOW
+
+
+def big(seed, requires_grad=True, shape=BIG):
+    rng = np.random.default_rng(seed)
+    return al.tensor(rng.normal(size=shape).astype(np.float32), requires_grad=requires_grad)
+
+
+@pytest.mark.parametrize("write", ["add_(w)", "sub_(w, alpha=2)", "mul_(w)", "mul_(0.5)", "div_(w * w + 1)",
+                                   "exp_()", "log_()", "log1p_()", "sqrt_()", "sin_()", "cos_()", "tanh_()", "sigmoid_()",
+                                   "add_(y, alpha=2)", "add_(y.data, alpha=2)", "sub_(y.detach())"])
+def test_a_big_write_has_the_numbers_and_gradients_of_its_out_of_place_form(write):
+    method, args = write.split("(", 1)
+    def run(in_place):
+        x, w = big(0), al.tensor(0.75, requires_grad=True)
+        y = x.abs() + 0.5 if method in ("log_", "log1p_", "sqrt_") else x * 1
+        result = eval(f"y.{method if in_place else method[:-1]}({args}", {"y": y, "w": w})
+        assert (result is y) == in_place
+        (result * result).sum().backward()
+        return result.detach().numpy().copy(), x.grad.numpy(), None if w.grad is None else w.grad.item()
+    for a, b in zip(run(True), run(False)):
+        assert np.array_equal(a, b), write   # the same float32 operations: equal to the bit
+
+
+def test_a_big_in_place_write_needs_no_second_array():
+    import tracemalloc
+    x, p, g = (big(seed, requires_grad=seed < 3, shape=(256, 256)) for seed in (1, 2, 3))
+    y = x * 1
+    size = g.numpy().nbytes
+    tracemalloc.start()
+    try:
+        y.add_(1).mul_(2.0).sigmoid_()    # recorded
+        with al.no_grad():                # an optimizer's step
+            p.mul_(0.9).sub_(g)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < size / 4, f"{peak} bytes allocated for writes into {size} bytes"
+    y.sum().backward()                    # and the graph is whole: sigmoid's saved output is y now
+    s = al.sigmoid((x.detach() + 1) * 2)
+    assert np.allclose(x.grad.numpy(), (2 * s * (1 - s)).numpy())

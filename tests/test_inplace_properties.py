@@ -2,12 +2,15 @@
 gives the numbers the same writes give outside any graph, counts one version per write,
 and has the gradients finite differences find -- and, with torch installed, torch's
 numbers, nodes, versions and refusals."""
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import autograd_lab as al
+from autograd_lab import graph
 
 from op_cases import setitem
 
@@ -60,9 +63,20 @@ def inputs(seed, lib=al):
     return x, w
 
 
+# Twice: as they are, and with every array counted big (graph.KEEP_BELOW = 0), where a
+# write on the whole tensor computes straight into its memory (Op.writes_into)
+BIG = pytest.mark.parametrize("keep_below", [graph.KEEP_BELOW, 0], ids=["small arrays", "big arrays"])
+
+
+@BIG
 @settings(max_examples=60, deadline=None)
 @given(steps=steps, seed=st.integers(0, 2 ** 16))
-def test_writes_through_views_have_the_numbers_versions_and_gradients_of_their_math(steps, seed):
+def test_writes_through_views_have_the_numbers_versions_and_gradients_of_their_math(keep_below, steps, seed):
+    with mock.patch.object(graph, "KEEP_BELOW", keep_below):
+        check_the_math(steps, seed)
+
+
+def check_the_math(steps, seed):
     x, w = inputs(seed)
     y = written(steps, x, w)
     plain = written(steps, x.detach().clone(), w.detach().clone())    # nothing recorded
@@ -87,11 +101,14 @@ all_steps = st.lists(st.tuples(st.sampled_from(sorted(VIEWS)),
                      min_size=1, max_size=5)
 
 
+@BIG
 @settings(max_examples=80, deadline=None)
 @given(steps=all_steps, seed=st.integers(0, 2 ** 16))
-def test_writes_through_views_as_in_torch(steps, seed):
+def test_writes_through_views_as_in_torch(keep_below, steps, seed):
     torch = pytest.importorskip("torch")
-    ours, theirs = outcome(al, steps, seed), outcome(torch, steps, seed)
+    with mock.patch.object(graph, "KEEP_BELOW", keep_below):
+        ours = outcome(al, steps, seed)
+    theirs = outcome(torch, steps, seed)
     if isinstance(theirs, str):
         assert ours == theirs
     else:
