@@ -128,21 +128,22 @@ class Op:
         into = arrays[0]
         if not self.into or params or into.dtype.kind != "f":
             return False
-        shapes = []
-        for a in arrays:
-            if type(a) is np.ndarray:
-                if a.dtype != into.dtype:
+        shape, dtype = into.shape, into.dtype
+        for a in arrays[1:]:
+            if type(a) is np.ndarray:     # the same dtype, and a shape that broadcasts to x's
+                if a.dtype != dtype or a.shape != shape and not _broadcasts_to(a.shape, shape):
                     return False
-                shapes.append(a.shape)
             elif type(a) is not float and type(a) is not int:
                 return False
-        if np.broadcast_shapes(*shapes) != into.shape:
-            return False
-        if state.grad_enabled and any(type(a) is Tensor and a.requires_grad for a in args):
-            if self.unread is None:       # "others": x's value is read for another input
-                return not any(type(a) is Tensor and a.requires_grad for a in args[1:])
-            return self.unread & 1 == 1
-        return True
+        if not state.grad_enabled:
+            return True                   # nothing is recorded
+        others = False                    # another input gets a gradient
+        for a in args[1:]:
+            if type(a) is Tensor and a.requires_grad:
+                others = True
+        if self.unread is None:           # "others": x's value is read for another input's rule
+            return not others
+        return self.unread & 1 == 1 or not (others or args[0].requires_grad)
 
     # -- forward mode: the output's tangent from the inputs' tangents ----------------
     def tangent(self, tangents, y, args, params):
@@ -639,6 +640,11 @@ def _number_as(number, target):
     if isinstance(number, float):
         return np.asarray(number, dtype=target)
     return np.array(number).astype(target)
+
+
+def _broadcasts_to(shape, target):
+    """Whether an array of ``shape`` broadcasts to ``target`` without growing it."""
+    return len(shape) <= len(target) and all(n == 1 or n == m for n, m in zip(reversed(shape), reversed(target)))
 
 
 def broadcast_mismatch(sa, sb):
