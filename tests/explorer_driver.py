@@ -234,7 +234,9 @@ def _free_port():
 @contextlib.contextmanager
 def jupyterlab(workdir, windowing="none"):
     """JupyterLab on 127.0.0.1 over a copy of book/ in ``workdir`` (nothing it saves touches
-    the repository), with a settings folder that asks it not to fetch news; yields its URL.
+    the repository), with a settings folder that asks it not to fetch news and a workspaces
+    folder of its own (JupyterLab otherwise reopens every notebook the last JupyterLab of this
+    user had open, from ~/.jupyter/lab/workspaces, each with a kernel); yields its URL.
     ``windowing``: the notebook's windowing mode ("none", the tests' choice: every cell laid
     out, so a test can measure any explorer; None keeps JupyterLab's default, which skips
     laying out cells out of view, as a reader gets it)."""
@@ -253,6 +255,7 @@ def jupyterlab(workdir, windowing="none"):
     port = _free_port()
     # as `python3 tools/dev.py lab` starts it: with tools/jupyter_nodelay.py
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(workdir / "settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(workdir / "workspaces"),
                JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
                PYTHONPATH=os.pathsep.join(p for p in (str(ROOT / "tools"), os.environ.get("PYTHONPATH")) if p))
     proc = subprocess.Popen(
@@ -286,8 +289,9 @@ def has_jupyterlab():
 
 def run_all_in_lab(page, base, chapter):
     """Open a chapter in JupyterLab, run all its cells, and wait until every code cell ran
-    and the kernel is idle."""
-    page.goto(f"{base}/lab/tree/{chapter}.ipynb?token=explorers", wait_until="load")
+    and the kernel is idle.  The chapter is the only notebook open (``reset``: the notebooks
+    opened before in this JupyterLab are not reopened), as when a reader opens one."""
+    page.goto(f"{base}/lab/tree/{chapter}.ipynb?token=explorers&reset", wait_until="load")
     opened = f"{chapter}.ipynb"
     page.wait_for_function("""(name) => {
         const nb = window.jupyterapp && jupyterapp.shell.currentWidget;

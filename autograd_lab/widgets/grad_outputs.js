@@ -86,9 +86,9 @@ function render({model, el}) {
       for (const [name, b] of Object.entries(presets.buttons)) {
         b.setAttribute("aria-pressed", state.preset === name ? "true" : "false");
       }
-      loss.textContent = state.loss || "";
+      setText(loss, state.loss || "");
       const grad = state.grad === null || state.grad === undefined ? null : flat(state.grad);
-      answer.textContent = `grad returns dL/d${xn} = ${grad === null ? "None" : fmtNested(state.grad)}`;
+      setText(answer, `grad returns dL/d${xn} = ${grad === null ? "None" : fmtNested(state.grad)}`);
       const J = spec.J.map((r) => r.map(num));
       const wmax = vmaxOf(fits ? v : []);
       const rows = J.map((r, i) => ({
@@ -101,7 +101,7 @@ function render({model, el}) {
       rows.push({label: `dL/d${xn}`, lead: h("span", {class: "al-mono", text: "sum ="}),
         values: grad === null ? spec.cols.map(() => NaN) : grad, pending: grad === null,
         cls: "al-sum", role: "grad", vmax: vmaxOf(grad || [])});
-      table.replaceChildren(heatTable({cols: spec.cols, rows, vmax: vmaxOf(J.flat()), lead: true, role: "jacobian"}),
+      patch(table, heatTable({cols: spec.cols, rows, vmax: vmaxOf(J.flat()), lead: true, role: "jacobian"}),
         h("p", {class: "al-legend", text: `Pale rows count little (seed near 0). Red positive, blue negative; ` +
           `dL/d${xn} has a colour scale of its own.`}));
     },

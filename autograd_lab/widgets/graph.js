@@ -239,8 +239,8 @@ function render({model, el}) {
         const spec_line = slot.lines[line.line];
         const start = slot.lines.slice(0, line.line).reduce((a, l) => a + l.n, 0);
         const ns = numbers(line.slot);
-        t.textContent = line.prefix + (ns ? lineText(spec_line, ns.slice(start, start + spec_line.n))
-          : spec_line.pre + Array(spec_line.n).fill("?").join(", ") + spec_line.post);
+        setText(t, line.prefix + (ns ? lineText(spec_line, ns.slice(start, start + spec_line.n))
+          : spec_line.pre + Array(spec_line.n).fill("?").join(", ") + spec_line.post));
         t.setAttribute("class", `t-${ns ? line.style : "pending"}`);
         fit(t, room);
       }
@@ -251,8 +251,8 @@ function render({model, el}) {
         e.label.lines.forEach((line, k) => {
           const part = ns ? ns.slice(start, start + line.n) : null;
           start += line.n;
-          lines[k].textContent = (k === 0 ? "← " : "  ") +
-            (part ? lineText(line, part) : line.pre + Array(line.n).fill("?").join(", ") + line.post);
+          setText(lines[k], (k === 0 ? "← " : "  ") +
+            (part ? lineText(line, part) : line.pre + Array(line.n).fill("?").join(", ") + line.post));
           fit(lines[k], e.label.w - 4, G_LABEL_CHAR);
         });
         alignBlocks(lines.map((t) => ({t, key: "label", x: e.label.x})), G_LABEL_CHAR);
@@ -269,7 +269,7 @@ function render({model, el}) {
           return lineText(line, part);
         }).join(" ");
       };
-      readout.replaceChildren(...spec.readout.map((r) => {
+      patch(readout, ...spec.readout.map((r) => {
         const ns = numbers(r.slot);
         return h("tr", {"data-role": `value-${r.label}`, title: text(r.slot)}, h("th", {text: `${r.label} =`}),
           ...(ns ? ns.map((v) => h("td", {text: fmt(v)})) : [h("td", {text: "?"})]));

@@ -85,13 +85,13 @@ function render({model, el}) {
       for (const [key, b] of Object.entries(predict.buttons)) {
         b.setAttribute("aria-pressed", String(key === state.prediction));
       }
-      code.replaceChildren(...(state.code || []).map((line, i) =>
+      patch(code, ...(state.code || []).map((line, i) =>
         h("div", {class: line === state.write ? "al-w" : null, "data-line": i, text: line})));
       if (!state.prediction) {
-        result.replaceChildren(h("p", {class: "al-wait", "data-role": "waiting", text: WAIT}));
+        patch(result, h("p", {class: "al-wait", "data-role": "waiting", text: WAIT}));
         return;
       }
-      result.replaceChildren(verdict(state, spec), chain(state), values(state));
+      patch(result, verdict(state, spec), chain(state), values(state));
     },
   });
 }

@@ -53,7 +53,7 @@ function render({model, el}) {
       const batched = state.way === "all at once";
       const p = state.passes || {forward: 0, backward: 0};
       const stat = (label, value, role) => h("span", {}, `${label} `, h("span", {class: "al-n", "data-role": role, text: String(value)}));
-      count.replaceChildren(
+      patch(count,
         stat("rows done:", `${state.rows_done} of ${spec.m}`, "rows-done"),
         stat("forward passes:", p.forward, "forward"),
         stat("backward passes:", p.backward, "backward"),
@@ -65,22 +65,22 @@ function render({model, el}) {
         lead: h("span", {class: `al-chip ${r === null ? "al-todo" : "al-done"}`, "data-role": `pass-${i}`,
           text: r === null ? "not yet" : `pass ${batched ? 1 : i + 1}`}),
       }));
-      picture.replaceChildren(
+      patch(picture,
         heatTable({cols: spec.cols, rows: table, vmax, lead: true, role: "jacobian"}),
         h("p", {class: "al-legend", text: `J: one row per entry of ${yn}, one column per entry of ${xn}. ` +
           `Each row's chip names the backward pass that filled it; "?" rows are not computed yet. Red positive, blue negative.`}));
       if (state.last !== null && state.last !== undefined) {
         const e = rows.map((_, i) => (i === state.last ? 1 : 0));
-        seedLine.textContent = `last press: one-hot seed e${state.last} = [${e.join(", ")}] → 1 backward pass → row ${state.last} = ` +
-          fmtNested(rows[state.last]);
+        setText(seedLine, `last press: one-hot seed e${state.last} = [${e.join(", ")}] → 1 backward pass → row ${state.last} = ` +
+          fmtNested(rows[state.last]));
       } else if (batched) {
-        seedLine.textContent = `last press: all ${spec.m} one-hot seeds stacked (the ${spec.m} × ${spec.m} identity) → ` +
-          "1 batched backward pass → every row";
+        setText(seedLine, `last press: all ${spec.m} one-hot seeds stacked (the ${spec.m} × ${spec.m} identity) → ` +
+          "1 batched backward pass → every row");
       } else {
-        seedLine.textContent = "no row yet: one forward pass has run. Press 'next row'.";
+        setText(seedLine, "no row yet: one forward pass has run. Press 'next row'.");
       }
       const done = Object.entries(state.costs || {});
-      costs.replaceChildren(done.length === 0
+      patch(costs, done.length === 0
         ? h("p", {class: "al-legend", text: "The cost of each way appears here once it has filled every row."})
         : h("table", {class: "al-costs"},
           h("tr", {}, h("th", {text: "cost of a full J"}), h("th", {text: "forward"}), h("th", {text: "backward passes"})),

@@ -62,13 +62,13 @@ function render({model, el}) {
       rows.push({label: `${xn}.grad`, lead: h("span", {class: "al-mono", text: "= vᵀJ"}),
         values: grad === null ? spec.cols.map(() => NaN) : grad, pending: grad === null,
         cls: "al-sum", role: "grad", vmax: vmaxOf(grad || [])});
-      picture.replaceChildren(
+      patch(picture,
         heatTable({cols: spec.cols, rows, vmax, lead: true, role: "jacobian"}),
         h("p", {class: "al-legend", text: `J: one row per entry of ${yn}, one column per entry of ${xn}; ` +
           `row i counts v[i] times (pale rows count little); ${xn}.grad has a colour scale of its own. Red positive, blue negative.`}));
       const line = (name, value) => `${name.padStart(8)} = ${value === null ? "None" : fmtNested(value)}`;
-      readout.textContent = [line(yn, spec.y), line("v", seed), line(`${xn}.grad`, state.grad ?? null)].join("\n");
-      zero.replaceChildren(fits && v.every((e) => e === 0)
+      setText(readout, [line(yn, spec.y), line("v", seed), line(`${xn}.grad`, state.grad ?? null)].join("\n"));
+      patch(zero, fits && v.every((e) => e === 0)
         ? h("div", {class: "al-note"}, `The seed is all zeros: the loss it stands for ignores ${yn}, so every entry of ${xn}.grad is 0.`)
         : "");
       for (const [name, b] of Object.entries(presets.buttons)) {

@@ -82,13 +82,15 @@ function alStyle() {
 }
 
 // -- DOM ---------------------------------------------------------------------------------
+const LISTENING = new WeakSet();      // elements h() gave a listener: patch() never reuses them
+
 function h(tag, attrs, ...children) {
   const el = globalThis.document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
     if (k === "class") el.className = v;
     else if (k === "text") el.textContent = v;
-    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k.startsWith("on")) { el.addEventListener(k.slice(2), v); LISTENING.add(el); }
     else if (k === "style") el.style.cssText = v;
     else el.setAttribute(k, v === true ? "" : v);
   }
@@ -96,6 +98,55 @@ function h(tag, attrs, ...children) {
     if (c !== null && c !== undefined && c !== false) el.append(c);
   }
   return el;
+}
+
+// Redrawing in place.  A draw builds its new content with h() as if from scratch and hands
+// it to patch(parent, ...children), which makes parent's children equal to it while
+// changing only what differs in the page: a number's text, a cell's class or colour, a row
+// more or less.  Elements that stay are not restyled, and the frame after a change lays
+// out and repaints only what changed (a frame of JupyterLab's large notebook page costs
+// several ms before any of ours).  Same arguments as replaceChildren; the children are new
+// nodes, built by h() for this draw (a node already in the page would be moved or emptied).
+function patch(parent, ...children) {
+  const doc = globalThis.document;
+  const want = [];
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false || c === "") continue;
+    want.push(typeof c === "object" ? c : doc.createTextNode(String(c)));
+  }
+  const have = Array.from(parent.childNodes);
+  want.forEach((node, i) => {
+    const old = have[i];
+    if (old === undefined) parent.append(node);
+    else if (old !== node && !morph(old, node)) old.replaceWith(node);
+  });
+  for (let i = want.length; i < have.length; i++) have[i].remove();
+}
+
+// Turn `old` into a copy of `node` in place; false where it cannot: another kind of node,
+// or an element whose listeners or form state a copy would not carry.
+function morph(old, node) {
+  if (old.nodeType !== node.nodeType) return false;
+  if (node.nodeType === 3) {                       // text
+    if (old.data !== node.data) old.data = node.data;
+    return true;
+  }
+  if (node.nodeType !== 1 || old.tagName !== node.tagName || old.namespaceURI !== node.namespaceURI
+      || LISTENING.has(old) || LISTENING.has(node) || /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(node.tagName)) {
+    return false;
+  }
+  for (const {name} of Array.from(old.attributes)) if (!node.hasAttribute(name)) old.removeAttribute(name);
+  for (const {name, value} of Array.from(node.attributes)) {
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  patch(old, ...node.childNodes);
+  return true;
+}
+
+// Text written only when it changed (the same text written again still replaces the text
+// node, and the page lays it out again).
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
 }
 
 // -- numbers -----------------------------------------------------------------------------
@@ -237,9 +288,10 @@ function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e
     if (Number.isFinite(v)) {
       if (v < Number(range.min)) range.min = Math.floor(v);
       if (v > Number(range.max)) range.max = Math.ceil(v);
-      range.value = v;
+      if (Number(range.value) !== v) range.value = v;
     }
-    box.value = fmt(v).replace(/\.$/, "");
+    const text = fmt(v).replace(/\.$/, "");
+    if (box.value !== text) box.value = text;     // unchanged: nothing for the page to redo
   };
   const commit = (v) => { show(v); onchange(v); };
   range.addEventListener("input", () => {
@@ -284,7 +336,7 @@ function textControl({label, value, rows = 1, onapply, role}) {
   input.addEventListener("change", apply);
   const el = h("label", {class: "al-text", "data-role": role || null, style: "display:grid;grid-template-columns:5.5em 1fr;gap:8px;align-items:center"},
     h("span", {class: "al-mono", text: label}), input);
-  return {el, input, show(text) { input.value = text; applied = text; },
+  return {el, input, show(text) { if (input.value !== text) input.value = text; applied = text; },
     set disabled(d) { input.disabled = d; }};
 }
 
@@ -315,7 +367,7 @@ function explorer({model, el, kind, build, draw, hostText}) {
   const inflight = requester(model);
   const ctx = {
     spec, page, root,
-    send: (msg) => { local.replaceChildren(); inflight(msg); },
+    send: (msg) => { if (local.firstChild) local.replaceChildren(); inflight(msg); },
     problem: (text) => local.replaceChildren(h("div", {class: "al-problem"}, h("b", {text: "Problem: "}), text)),
   };
   const body = build(ctx);
@@ -324,13 +376,13 @@ function explorer({model, el, kind, build, draw, hostText}) {
   let frames = 0;
   const redraw = () => {
     const state = model.get("state") || {};
-    title.textContent = state.title || spec.title || "";
-    sub.replaceChildren(...[].concat(state.subtitle || spec.subtitle || []));
+    setText(title, state.title || spec.title || "");
+    patch(sub, ...[].concat(state.subtitle || spec.subtitle || []));
     draw(state, ctx);
-    status.replaceChildren(
+    patch(status,
       state.error ? h("div", {class: "al-problem"}, h("b", {text: "Problem: "}), state.error) : "",
       state.note ? h("div", {class: "al-note"}, state.note) : "");
-    host.textContent = page ? hostText.page : hostText.kernel;
+    setText(host, page ? hostText.page : hostText.kernel);
     root.dataset.frames = String(++frames);
   };
   const onState = () => redraw();

@@ -88,9 +88,9 @@ function render({model, el}) {
       sqrtBox.input.checked = !!state.sqrt_branch;
       fixBox.input.checked = !!state.double_where;
       const branchName = !state.sqrt_branch ? "x" : state.double_where ? "sqrt(where(x > t, x, 1))" : "sqrt(x)";
-      expr.replaceChildren(h("code", {text: `out = where(x > ${fmt(state.t).replace(/\.$/, "")}, ${branchName}, y)`}),
+      patch(expr, h("code", {text: `out = where(x > ${fmt(state.t).replace(/\.$/, "")}, ${branchName}, y)`}),
         h("code", {style: "margin-left:2.5em", text: "L = out.sum()"}));
-      table.replaceChildren(routeTable(state, branchName));
+      patch(table, routeTable(state, branchName));
     },
   });
 }
