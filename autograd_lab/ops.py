@@ -300,19 +300,10 @@ tanh = Op("TanhBackward0", np.tanh,
           jvp=(lambda t, y, x: t * (1 - y * y),),
           floating=True, saves="output", into=True)
 
-
-def _sigmoid_forward(x, out=None):
-    """1 / (1 + e^-x), one step at a time in one array (``out``: x's own, for sigmoid_)."""
-    y = np.negative(x, out=np.empty_like(x) if out is None else out)
-    np.exp(y, out=y)
-    np.add(y, 1, out=y)
-    return np.true_divide(1, y, out=y)
-
-
-sigmoid = Op("SigmoidBackward0", _sigmoid_forward,
+sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              vjp=(lambda g, y, x: g * (y * (1 - y)),),
              jvp=(lambda t, y, x: t * (y * (1 - y)),),
-             floating=True, saves="output", into=True)
+             floating=True, saves="output")
 
 abs = Op("AbsBackward0", np.abs,
          vjp=(lambda g, y, x: g * sign(x),),

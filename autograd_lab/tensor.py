@@ -913,12 +913,12 @@ def _made(node, t):
 def _into(t, args, kwargs):
     """Whether an in-place write on ``t`` may let its op compute into t's array: t is no
     view, carries no tangent, no input shares its memory (x.add_(x, alpha=2) must read x
-    as it was), and nothing is checked after the op that could refuse the write (inference
-    tensors, forward mode)."""
-    if t._base is not None or t._tangent is not None or state.forward_level or state.inference_made:
+    as it was), and nothing checked after the op could refuse the write (an inference
+    tensor the node would save, forward mode)."""
+    if t._base is not None or t._tangent is not None or state.forward_level:
         return False
     for a in (*args, *kwargs.values()):
-        if type(a) is Tensor and np.may_share_memory(a._data, t._data):
+        if type(a) is Tensor and (a._inference or np.may_share_memory(a._data, t._data)):
             return False
     return True
 

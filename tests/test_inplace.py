@@ -269,13 +269,31 @@ def test_a_big_in_place_write_needs_no_second_array():
     size = g.numpy().nbytes
     tracemalloc.start()
     try:
-        y.add_(1).mul_(2.0).sigmoid_()    # recorded
+        y.add_(1).mul_(2.0).tanh_()       # recorded
         with al.no_grad():                # an optimizer's step
             p.mul_(0.9).sub_(g)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < size / 4, f"{peak} bytes allocated for writes into {size} bytes"
-    y.sum().backward()                    # and the graph is whole: sigmoid's saved output is y now
-    s = al.sigmoid((x.detach() + 1) * 2)
-    assert np.allclose(x.grad.numpy(), (2 * s * (1 - s)).numpy())
+    y.sum().backward()                    # and the graph is whole: tanh keeps its output, y now
+    t = np.tanh((x.detach().numpy() + 1) * 2)
+    assert np.allclose(x.grad.numpy(), 2 * (1 - t * t), atol=1e-6)
+
+
+def test_a_big_write_refused_for_an_inference_tensor_changes_nothing_and_others_still_go_straight_in():
+    import tracemalloc
+    with al.inference_mode():
+        frozen = big(4, requires_grad=False) * 1             # an inference tensor
+    y = big(5) * 1
+    before = y.detach().numpy().copy()
+    with pytest.raises(RuntimeError, match="^Inference tensors cannot be saved for backward"):
+        y.mul_(frozen)                    # mul's rule for y reads the other factor
+    assert np.array_equal(y.detach().numpy(), before) and y._version == 0
+    tracemalloc.start()                   # an inference tensor elsewhere slows no other write
+    try:
+        y.add_(1.0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < before.nbytes / 4
