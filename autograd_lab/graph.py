@@ -53,9 +53,10 @@ class Op:
     :func:`shed`), and an in-place change is refused only where a rule reads it.
     ``floating``: the op computes real-valued results (division, exp, sin, ...), so
     integer and bool inputs are first cast to the default float32, as torch does.
-    ``into``: ``forward`` takes ``out=`` and its result has its first input's dtype when
-    all its arrays share it, so an in-place write can compute straight into the written
-    tensor's memory (see :meth:`writes_into`).
+    ``into``: an in-place write can compute straight into the written tensor's memory
+    (see :meth:`writes_into`): ``True`` where ``forward`` takes ``out=`` (a NumPy ufunc),
+    else a function ``(*arrays, out)`` doing forward's operations in ``out``.  Either way
+    the result has the first input's dtype when all the arrays share it.
     """
 
     __slots__ = ("name", "forward", "vjp", "jvp", "vjp_all", "jvp_all", "saves", "promote",
@@ -110,7 +111,7 @@ class Op:
                     arrays[i] = a.astype(dtypes.DEFAULT_FLOAT)
         try:
             if state.into is not None and arrays[0] is state.into and self.writes_into(args, arrays, params):
-                out = self.forward(*arrays, out=arrays[0])
+                out = (self.forward if self.into is True else self.into)(*arrays, out=arrays[0])
             else:
                 out = self.forward(*arrays, **params)
         except ValueError as e:

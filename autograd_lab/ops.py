@@ -300,10 +300,20 @@ tanh = Op("TanhBackward0", np.tanh,
           jvp=(lambda t, y, x: t * (1 - y * y),),
           floating=True, saves="output", into=True)
 
+
+def _sigmoid_into(x, out):
+    """sigmoid's forward for sigmoid_ on a big tensor: the same operations in the same
+    order (so the same numbers to the bit), in x's own memory instead of three new arrays."""
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    np.add(out, 1, out=out)
+    return np.true_divide(1, out, out=out)
+
+
 sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              vjp=(lambda g, y, x: g * (y * (1 - y)),),
              jvp=(lambda t, y, x: t * (y * (1 - y)),),
-             floating=True, saves="output")
+             floating=True, saves="output", into=_sigmoid_into)
 
 abs = Op("AbsBackward0", np.abs,
          vjp=(lambda g, y, x: g * sign(x),),

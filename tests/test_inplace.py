@@ -272,6 +272,7 @@ def test_a_big_in_place_write_needs_no_second_array():
         y.add_(1).mul_(2.0).tanh_()       # recorded
         with al.no_grad():                # an optimizer's step
             p.mul_(0.9).sub_(g)
+            g.sigmoid_()
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
