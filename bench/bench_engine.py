@@ -254,7 +254,7 @@ def chain_in_place(lib):
 
 def in_place_part(torch):
     libs = [("autograd_lab", al)] + ([(f"PyTorch {torch.__version__}", torch)] if torch is not None else [])
-    for title, data, turns, goal in (("batch 256, 784 -> 256 -> 10", mlp_data(), 100, True),
+    for title, data, turns, goal in (("batch 256, 784 -> 256 -> 10", mlp_data(), 300, True),
                                      ("2 x 8 inputs (bookkeeping)", mlp_data(batch=2, n_in=8, hidden=4, n_out=3),
                                       1000, False)):
         for name, lib in libs:
