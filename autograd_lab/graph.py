@@ -15,6 +15,7 @@ backward pass for second derivatives).
 """
 import itertools
 import os
+import threading
 import traceback
 import warnings
 
@@ -110,8 +111,9 @@ class Op:
                 if type(a) is np.ndarray and a.dtype.kind in "biu":
                     arrays[i] = a.astype(dtypes.DEFAULT_FLOAT)
         try:
-            if state.into is not None and arrays[0] is state.into and self.writes_into(args, arrays, params):
-                out = (self.forward if self.into is True else self.into)(*arrays, out=arrays[0])
+            if state.into is not None and self.writes_into(args, arrays, params):
+                with np.errstate(all="ignore"):   # (a warning made an error would stop it half done)
+                    out = (self.forward if self.into is True else self.into)(*arrays, out=arrays[0])
             else:
                 out = self.forward(*arrays, **params)
         except ValueError as e:
@@ -119,14 +121,17 @@ class Op:
         return attach(self, args, params, out, arrays)
 
     def writes_into(self, args, arrays, params):
-        """Whether the in-place write under way (``state.into``: Tensor._in_place, on a big
-        array) may compute straight into the memory of input 0 -- a copy saved, and the
-        write faster -- rather than into a new array the write then takes or copies.  Only
-        where the result has the written array's shape and dtype, and no rule of the node
-        recorded now reads input 0's old value.  Once: an op later in the same method
-        reads the memory as written."""
+        """Whether this op is the in-place write under way (``state.into``: the array
+        Tensor._in_place writes, on a big tensor, and its thread) and may compute straight
+        into that array -- a copy saved, and the write faster -- rather than into a new
+        array the write then takes or copies: where the result has the written array's
+        shape and dtype, and no rule of the node recorded now reads input 0's old value.
+        The first op on that array takes the write (and clears ``state.into``): an op later
+        in the same method reads the memory as written."""
+        into, thread = state.into
+        if arrays[0] is not into or thread != threading.get_ident():
+            return False
         state.into = None
-        into = arrays[0]
         if not self.into or params or into.dtype.kind != "f":
             return False
         shape, dtype = into.shape, into.dtype
@@ -138,10 +143,7 @@ class Op:
                 return False
         if not state.grad_enabled:
             return True                   # nothing is recorded
-        others = False                    # another input gets a gradient
-        for a in args[1:]:
-            if type(a) is Tensor and a.requires_grad:
-                others = True
+        others = any(type(a) is Tensor and a.requires_grad for a in args[1:])   # get gradients
         if self.unread is None:           # "others": x's value is read for another input's rule
             return not others
         return self.unread & 1 == 1 or not (others or args[0].requires_grad)

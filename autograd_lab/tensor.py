@@ -9,6 +9,7 @@ forward and derivative rules live together.  An in-place method (``x.add_(v)``,
 recorded as the tensor's new history (see the in-place section).
 """
 import sys
+import threading
 import warnings
 import weakref
 
@@ -741,19 +742,21 @@ def _in_place(method, name):
             finally:
                 state.writing = writing
         elif self._data.size >= graph.KEEP_BELOW and _into(self, args, kwargs):
-            state.into = self._data       # its op may compute straight into it (Op.writes_into)
-            try:
+            state.into = (self._data, threading.get_ident())  # its op may compute straight into
+            try:                                               # it (Op.writes_into)
                 result = method(self, *args, **kwargs)
             finally:
                 state.into = None
         else:
             result = method(self, *args, **kwargs)
-        have, got = self._data, result._data
-        if got.shape != have.shape:
-            _check_into(have.shape, got.shape)
-        if got.dtype is not have.dtype and not dtypes.can_cast(got.dtype, have.dtype):
+        # (self._data is not held in a local here: _overwrite takes the new array when no
+        # one else holds the old one, which it tells by the old one's reference count)
+        got, shape, dtype = result._data, self._data.shape, self._data.dtype
+        if got.shape != shape:
+            _check_into(shape, got.shape)
+        if got.dtype is not dtype and not dtypes.can_cast(got.dtype, dtype):
             raise RuntimeError(f"result type {dtypes.scalar_type_name(got.dtype)} can't be cast "
-                               f"to the desired output type {dtypes.scalar_type_name(have.dtype)}")
+                               f"to the desired output type {dtypes.scalar_type_name(dtype)}")
         return self._overwrite(result)
     in_place.__name__ = in_place.__qualname__ = name
     in_place.__doc__ = f"In-place version of :meth:`{method.__name__}`."
@@ -912,15 +915,23 @@ def _made(node, t):
 
 def _into(t, args, kwargs):
     """Whether an in-place write on ``t`` may let its op compute into t's array: t is no
-    view, carries no tangent, no input shares its memory (x.add_(x, alpha=2) must read x
-    as it was), and nothing checked after the op could refuse the write (an inference
-    tensor the node would save, forward mode)."""
+    view and carries no tangent (forward mode reads x after the op); every input is a
+    tensor or a number (no code of the caller's runs before the op: a __mul__ of theirs
+    could read x), none shares t's memory (x.add_(x, alpha=2) must read x as it was) or
+    is an inference tensor (recording would refuse it after the write); and NumPy's
+    floating-point errors do not raise (np.seterr: the write would stop half done)."""
     if t._base is not None or t._tangent is not None or state.forward_level:
         return False
     for a in (*args, *kwargs.values()):
-        if type(a) is Tensor and (a._inference or np.may_share_memory(a._data, t._data)):
+        if type(a) is Tensor:
+            if a._inference or np.may_share_memory(a._data, t._data):
+                return False
+        elif not _is_number(a):
             return False
-    return True
+    return not _RAISING.intersection(np.geterr().values())
+
+
+_RAISING = {"raise", "call"}
 
 
 def _tracked(t):

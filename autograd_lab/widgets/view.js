@@ -105,8 +105,10 @@ function h(tag, attrs, ...children) {
 // changing only what differs in the page: a number's text, a cell's class or colour, a row
 // more or less.  Elements that stay are not restyled, and the frame after a change lays
 // out and repaints only what changed (a frame of JupyterLab's large notebook page costs
-// several ms before any of ours).  Same arguments as replaceChildren; the children are new
-// nodes, built by h() for this draw (a node already in the page would be moved or emptied).
+// several ms before any of ours).  Children as replaceChildren takes them (null, false and
+// "" are left out, arrays flattened one level); they are new nodes, built by h() for this
+// draw (a node already in the page would be moved or emptied).  Listeners go through h(),
+// which marks their elements: patch never reuses an element that has one.
 function patch(parent, ...children) {
   const doc = globalThis.document;
   const want = [];
