@@ -323,6 +323,14 @@ def page_view(page, index=0, kind=None):
     return View(page, root)
 
 
+def lab_view(page, index=0):
+    """The view of the open notebook's explorer number ``index``, once drawn, scrolled
+    into sight (page_view's twin in JupyterLab)."""
+    view = View(page, lab_views(page, index + 1).nth(index))
+    view.root.scroll_into_view_if_needed()
+    return view
+
+
 def record_messages(page, view):
     """A list that fills with every message ``view`` sends to its host in the page."""
     sent = []

@@ -9,8 +9,8 @@ operation with every write); a prediction only reveals the state.
 """
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
-                             lab_views, open_page, page_view, record_messages, run_all_in_lab)
+from explorer_driver import (WINDOW, Book, Control, assert_numbers, chapter_explorer,
+                             lab_view, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
 CHAPTER = "05b_what_backward_keeps"
@@ -142,8 +142,7 @@ def test_the_inplace_explorer_runs_live_in_jupyterlab(chromium, lab):
     try:
         run_all_in_lab(page, lab, CHAPTER)
         ex = chapter_explorer(INPLACE)
-        view = View(page, lab_views(page, INPLACE.index + 1).nth(INPLACE.index))
-        view.root.scroll_into_view_if_needed()
+        view = lab_view(page, INPLACE.index)
         assert view.root.get_attribute("data-host") == "kernel"
         check_view(view, ex, "JupyterLab after Run All")
         for control in (INPLACE.lab, press("ops", "y = x.sigmoid()"), press("predict", "fine")):

@@ -8,8 +8,8 @@ for every k, and the batched J, with their pass counts).
 """
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
-                             lab_views, open_page, page_view, record_messages, run_all_in_lab)
+from explorer_driver import (WINDOW, Book, Control, assert_numbers, chapter_explorer,
+                             lab_view, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
 CHAPTER = "05_reconstructing_the_jacobian"
@@ -103,8 +103,7 @@ def test_the_jacobian_explorer_runs_live_in_jupyterlab(chromium, lab):
     try:
         run_all_in_lab(page, lab, CHAPTER)
         ex = chapter_explorer(JACOBIAN)
-        view = View(page, lab_views(page, JACOBIAN.index + 1).nth(JACOBIAN.index))
-        view.root.scroll_into_view_if_needed()
+        view = lab_view(page, JACOBIAN.index)
         assert view.root.get_attribute("data-host") == "kernel"
         assert view.root.bounding_box()["height"] <= WINDOW["height"]
         check_view(view, ex, "JupyterLab after Run All")

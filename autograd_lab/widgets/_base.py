@@ -232,8 +232,8 @@ def seed_overflow(v, dtype):
 class Explorer(anywidget.AnyWidget):
     """The base of every explorer: two synced values, the message handler, the page
     bundle and the static picture.  A subclass names its view (``kind = "seed"``,
-    ``_esm = module_source("seed")``), fills ``spec``, answers messages in ``_act`` and
-    returns its state from ``_state``."""
+    ``_esm = module_source("seed")``), fills ``spec``, answers messages in ``_act`` (or
+    takes the default: one value set through ``_set``) and returns its state from ``_state``."""
 
     kind = "explorer"
     spec = traitlets.Dict().tag(sync=True)
@@ -264,7 +264,11 @@ class Explorer(anywidget.AnyWidget):
         self.jacobian = _tensor(jacobian(fn, x, y, xc))
 
     def _act(self, msg):
-        raise NotImplementedError
+        """Answer one message of the view.  By default a message sets one value,
+        ``{"set": name, "value": v}``, through the subclass's ``_set(name, value)``."""
+        if "set" not in msg or "value" not in msg:
+            raise ValueError(f"{type(self).__name__} does not know the message {msg!r}")
+        self._set(msg["set"], msg["value"])
 
     def _guard(self, fn):
         """Run a change; anything it raises is shown, never propagated.  Whatever happens,

@@ -287,11 +287,6 @@ class InplaceExplorer(b.Explorer):
         """Predict "error", "fine" or "stale" ("silently stale")."""
         self._guard(self._set)("prediction", outcome)
 
-    def _act(self, msg):
-        if "set" not in msg or "value" not in msg:
-            raise ValueError(f"InplaceExplorer does not know the message {msg!r}")
-        self._set(msg["set"], msg["value"])
-
     @staticmethod
     def _values(x):
         a = b.as_numbers(x).astype(np.float32)

@@ -123,11 +123,6 @@ class WhereExplorer(b.Explorer):
     condition_grad = property(lambda self: None if self.mask is None else self.mask.grad,
                               doc="Always None: the mask is a bool tensor, a constant.")
 
-    def _act(self, msg):
-        if "set" not in msg or "value" not in msg:
-            raise ValueError(f"WhereExplorer does not know the message {msg!r}")
-        self._set(msg["set"], msg["value"])
-
     @staticmethod
     def _threshold(value):
         t = b.as_numbers(value)
