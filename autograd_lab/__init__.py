@@ -7,11 +7,14 @@ reads like PyTorch.
     y.backward(al.tensor([[1., 0.]]))
     x.grad                                   # tensor([[1., 3.]])
 
-Where things live: ``tensor.py`` (the Tensor), ``ops.py`` (the rules table: each op's
-forward, VJP and JVP), ``graph.py`` (recording), ``engine.py`` (the backward walk),
-``autograd/`` (grad, Function, functional API, gradcheck, forward_ad), ``devices.py`` (the
-CPU, the only device), ``func.py`` (forward mode and
-torch.func-style transforms), ``viz.py`` (pictures) and ``widgets.py`` (explorers).
+The core, which a reader opens to follow a backward pass: ``tensor.py`` (what a tensor
+is), ``recording.py`` (operations on tensors record nodes), ``ops.py`` (the rules table:
+each op's forward, VJP and JVP), ``engine.py`` (the backward walk) and ``inplace.py``
+(in-place writes, versions, views); below it ``dtypes``, ``modes``, ``checks``,
+``printing`` and ``watch`` (hooks and traces).  The shell, built on the core's public
+names: ``creation``, ``devices``, ``tensor_functions`` (the ``al.*`` functions),
+``methods`` (Tensor's methods, installed last), ``func``, ``autograd/``, ``nn/``,
+``optim``, ``viz`` (pictures) and ``widgets`` (explorers).
 """
 from . import dtypes as _dtypes
 from .creation import (DoubleTensor, FloatTensor, Generator, LongTensor, arange, as_tensor,
@@ -19,7 +22,7 @@ from .creation import (DoubleTensor, FloatTensor, Generator, LongTensor, arange,
                        linspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
                        randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .devices import accelerator, cuda, device, get_default_device, set_default_device
-from .functions import (abs, add, all, allclose, amax, any, argmax, cat, ceil, clamp, clip, concat,
+from .tensor_functions import (abs, add, all, allclose, amax, any, argmax, cat, ceil, clamp, clip, concat,
                         concatenate, cond, cos, div, dot, equal, exp, floor, is_tensor,
                         isfinite, isinf, isnan, log, log1p, log_softmax, logical_and, logical_not,
                         logical_or, matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg,
@@ -30,6 +33,7 @@ from .dtypes import finfo, iinfo
 from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)
 from .tensor import Tensor
+from . import methods as _methods  # noqa: F401  (installs Tensor's methods)
 from . import autograd, nn, optim  # noqa: E402
 
 dtype = _dtypes.dtype

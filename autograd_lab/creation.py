@@ -10,7 +10,7 @@ import numpy as np
 
 from . import devices, dtypes
 from .modes import state
-from .tensor import Tensor, _unwrap
+from .tensor import Tensor, unwrap
 
 
 class Generator:
@@ -66,7 +66,7 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     np_dtype = dtypes.to_numpy(dtype)
     into_int = np_dtype is not None and np_dtype.kind in "iu"
     if isinstance(data, (Tensor, np.ndarray)) or isinstance(data, np.generic) and not into_int:
-        array = _known(np.array(_unwrap(data), dtype=np_dtype), data)   # cast, wrapping, as torch
+        array = _known(np.array(unwrap(data), dtype=np_dtype), data)   # cast, wrapping, as torch
     else:
         array = _from_python(data, np_dtype)
     return _finish(array, requires_grad)
@@ -76,7 +76,7 @@ def _from_python(data, np_dtype):
     """Python numbers (perhaps with arrays and tensors among them): NumPy types them
     first, then torch's checks and default dtypes apply."""
     into_int = np_dtype is not None and np_dtype.kind in "iu"
-    data = _unwrap(data)
+    data = unwrap(data)
     try:
         array = np.array(data, dtype=None if into_int else np_dtype)
     except ValueError as e:

@@ -46,10 +46,10 @@ _reverse_depth = [0]      # > 0 while a reverse-mode transform evaluates the use
 
 
 # -- forward mode: the core every forward-mode helper uses ---------------------------------
-def _forward_pass(func, primals, tangents):
+def forward_pass(func, primals, tangents):
     """Call ``func(*duals)`` where each dual carries its primal's value and tangent
     (None: no tangent), with tangents pushed through every operation.  Returns whatever
-    ``func`` returned; read tangents with :func:`_tangent_of`.  Counts one ``forward``
+    ``func`` returned; read tangents with :func:`tangent_of`.  Counts one ``forward``
     and one ``jvp`` pass, whatever the size of the tangent batch."""
     if state.forward_level:
         raise RuntimeError(NESTED_FORWARD)
@@ -75,7 +75,7 @@ def _forward_pass(func, primals, tangents):
         state.forward_level = 0
 
 
-def _tangent_of(out, lead=()):
+def tangent_of(out, lead=()):
     """The tangent an output carries after a forward pass (zeros if none reached it)."""
     if out._base is not None:
         out.grad_fn                     # a view whose base was written since takes its tangent
@@ -88,7 +88,7 @@ def _tangent_of(out, lead=()):
     return t
 
 
-def _check_tangent(p, t, batched=False):
+def check_tangent(p, t, batched=False):
     """A tangent as an array of p's dtype; its shape must be p's (after the batch dim)."""
     a = t._data if isinstance(t, Tensor) else np.asarray(t)
     shape = a.shape[1:] if batched else a.shape
@@ -120,7 +120,7 @@ def _reverse_leaf(x):
     return leaf, x._tangent is not None
 
 
-class _Tracking:
+class Tracking:
     """While reverse mode evaluates the user's function (to tell reverse-over-forward)."""
 
     def __enter__(self):
@@ -134,7 +134,7 @@ class _Tracking:
 def _call_reverse(func, args):
     if not getattr(func, "_al_internal", False):    # another transform: its own call counts
         count("forward")
-    with _Tracking():
+    with Tracking():
         return func(*args)
 
 
@@ -200,7 +200,7 @@ def _plain(t):
     return Tensor._make(t._data)
 
 
-def _finish(t, nested):
+def finish(t, nested):
     """Hand a result back: connected to the outer graph when nested, plain otherwise."""
     if nested:
         return t
@@ -245,12 +245,12 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     for p in primals + tangents:
         if not isinstance(p, Tensor):
             raise RuntimeError(f"{where}: Expected primals to only contain Tensors, got {type(p)}")
-    ts = [_check_tangent(p, t) for p, t in zip(primals, tangents)]
-    out = _forward_pass(func, primals, ts)
+    ts = [check_tangent(p, t) for p, t in zip(primals, tangents)]
+    out = forward_pass(func, primals, ts)
     out, aux = _split_aux(out, has_aux, where, _plain)
     is_tuple, outs = _outputs(out, where)
     values = tuple(_plain(o) for o in outs)
-    jv = tuple(Tensor._make(np.array(_tangent_of(o))) for o in outs)
+    jv = tuple(Tensor._make(np.array(tangent_of(o))) for o in outs)
     result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
     return result + (aux,) if has_aux else result
 
@@ -266,7 +266,7 @@ def vjp(func, *primals, has_aux=False):
     leaves = [x for x, _ in prepared]
     nested = any(n for _, n in prepared) or bool(state.forward_level)
     out = _call_reverse(func, leaves)
-    out, aux = _split_aux(out, has_aux, where, lambda t: _finish(t, nested))
+    out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
     is_tuple, outs = _outputs(out, where)
 
     def vjp_fn(cotangents):
@@ -276,9 +276,9 @@ def vjp(func, *primals, has_aux=False):
                                f"structure of outputs to the function. cotangents: "
                                f"{_structure(cotangents)}, primal output: {_structure(out)}")
         grads = _grads(outs, leaves, cots, create_graph=nested)
-        return tuple(_finish(g, nested) for g in grads)
+        return tuple(finish(g, nested) for g in grads)
 
-    value = tuple(_finish(o, nested) for o in outs)
+    value = tuple(finish(o, nested) for o in outs)
     result = (value if is_tuple else value[0], vjp_fn)
     return result + (aux,) if has_aux else result
 
@@ -307,7 +307,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         nums = _check_transform_args(args, argnums)
         args, nested = _reverse_args(args, nums)
         out = _call_reverse(func, args)
-        out, aux = _split_aux(out, has_aux, where, lambda t: _finish(t, nested))
+        out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
         if not isinstance(out, Tensor):
             raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, got {type(out)}")
         if out.ndim != 0:
@@ -315,9 +315,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                f"with {out.ndim} dims. Maybe you wanted to use the vjp or jacrev "
                                "APIs instead?")
         gs = _grads((out,), [args[a] for a in nums], (None,), create_graph=nested)
-        gs = tuple(_finish(g, nested) for g in gs)
+        gs = tuple(finish(g, nested) for g in gs)
         g = gs[0] if isinstance(argnums, int) else gs
-        value = _finish(out, nested)
+        value = finish(out, nested)
         return ((g, (value, aux)) if has_aux else (g, value))
     wrapper._al_internal = True
     return wrapper
@@ -365,14 +365,14 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         args, nested = _reverse_args(args, nums)
         leaves = [args[a] for a in nums]
         out = _call_reverse(func, args)
-        out, aux = _split_aux(out, has_aux, where, lambda t: _finish(t, nested))
+        out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
         is_tuple, outs = _outputs(out, "vjp(f, *primals)")
         seeds, sizes = _basis(outs)
         total = sum(sizes)
         grads = _grads(outs, leaves, seeds, create_graph=nested, batched=True, lead=(total,))
         jac, start = [], 0
         for o, k in zip(outs, sizes):
-            row = tuple(_finish(g[start:start + k].reshape(o.shape + x.shape), nested)
+            row = tuple(finish(g[start:start + k].reshape(o.shape + x.shape), nested)
                         for g, x in zip(grads, leaves))
             jac.append(row if not isinstance(argnums, int) else row[0])
             start += k
@@ -395,14 +395,14 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         basis, sizes = _basis(chosen)
         tangents = [None] * len(args)
         for a, b in zip(nums, basis):
-            tangents[a] = _check_tangent(args[a], b, batched=True)
-        out = _forward_pass(func, args, tangents)
+            tangents[a] = check_tangent(args[a], b, batched=True)
+        out = forward_pass(func, args, tangents)
         out, aux = _split_aux(out, has_aux, where, _plain)
         is_tuple, outs = _outputs(out, where)
         total = sum(sizes)
         jac = []
         for o in outs:
-            t = _tangent_of(o, (total,))
+            t = tangent_of(o, (total,))
             row, start = [], 0
             for x, k in zip(chosen, sizes):
                 cols = np.moveaxis(t[start:start + k], 0, -1)     # out.shape + (k,)

@@ -21,8 +21,9 @@ import math
 import numpy as np
 
 from . import dtypes
-from .graph import Op, broadcast_mismatch
-from .tensor import Tensor, _check_masks, _key, _neg
+from .checks import broadcast_mismatch, check_masks, index_key, wrap_dim
+from .recording import Op
+from .tensor import Tensor
 
 
 # -- helpers the rules share -------------------------------------------------------
@@ -32,7 +33,7 @@ def _neg_dims(dim, ndim):
     if dim is None:
         return tuple(range(-ndim, 0))
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    return tuple(sorted(_neg(d, ndim) for d in dims))
+    return tuple(sorted(wrap_dim(d, ndim) for d in dims))
 
 
 def _lead(g, y):
@@ -608,13 +609,13 @@ def _ints_first(full):
     return ints, rest
 
 
-def _index_forward(x, key, lead=0):
+def index_forward(x, key, lead=0):
     full = (slice(None),) * lead + key if lead else key
     split = _ints_first(full)
     try:
         out = x[full] if split is None else x[split[0]][split[1]]
     except IndexError:
-        _check_masks(x.shape, full)   # a mask of the wrong shape, in torch's words
+        check_masks(x.shape, full)   # a mask of the wrong shape, in torch's words
         raise
     if type(out) is not np.ndarray:   # every dimension indexed by an int: NumPy gives a copied
         out = x[full + (Ellipsis,)]   # number; the trailing ... gives a 0-d view, as torch
@@ -630,7 +631,7 @@ def _index_name(args, p):
     return "IndexBackward0"
 
 
-index = Op(_index_name, _index_forward,
+index = Op(_index_name, index_forward,
            vjp=(lambda g, y, x, key, lead=0:
                 scatter(g, shape=x.shape[lead:], key=key, lead=g.ndim - y.ndim + lead),),
            jvp=(lambda t, y, x, key, lead=0: index(t, key=key, lead=t.ndim - x.ndim + lead),),
@@ -712,7 +713,7 @@ fill = Op(lambda args, p: "FillBackward3" if isinstance(args[1], Tensor) else "F
 zero = Op("ZeroBackward0", _put_forward, **_write_rules(False))
 copy = Op("torch::autograd::CopyBackwards", _put_forward, **_write_rules(False))
 # a view whose base was written since it was made reads the base's new history
-as_strided = Op("AsStridedBackward0", _index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
+as_strided = Op("AsStridedBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
 
 
 def _along(dim, ndim, k):
@@ -1023,5 +1024,5 @@ def table():
 
 def key_of(key):
     """Normalise an index for ``index``: always a tuple, tensors turned into arrays."""
-    key = _key(key)
+    key = index_key(key)
     return key if isinstance(key, tuple) else (key,)

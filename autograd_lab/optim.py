@@ -12,7 +12,7 @@ order torch computes them; ``zero_grad()`` clears the gradients for the next ste
         optimizer.step()
 """
 from .modes import no_grad
-from .nn.modules import _zero
+from .nn.modules import zero_grad_of
 from .tensor import Tensor
 
 __all__ = ["Optimizer", "SGD", "Adam"]
@@ -44,7 +44,7 @@ class Optimizer:
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
             for p in group["params"]:
-                _zero(p, set_to_none)
+                zero_grad_of(p, set_to_none)
 
     def step(self, closure=None):
         loss = None

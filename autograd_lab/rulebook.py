@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ops
-from .graph import Op
+from .recording import Op
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("autograd_lab.viz draws with matplotlib, an optional extra of "
                       "autograd_lab: pip install 'autograd_lab[viz]'") from exc
 
-from .graph import AccumulateGrad, edge as _edge_of, is_stand_in
+from .recording import AccumulateGrad, edge as _edge_of, is_stand_in
 from .tensor import Tensor
 
 # -- colours -----------------------------------------------------------------------------
@@ -1497,7 +1497,7 @@ def plot_where(cond, a, b, *, grad=None, names=("x", "y"), title=None):
     ``L = out.sum()``) on copies of the branches, and draws what arrived at each one.
     The condition is drawn receiving none.  1-D or small 2-D inputs (flattened).
     """
-    from . import functions, creation
+    from . import tensor_functions as functions, creation
     cond_t = cond if isinstance(cond, Tensor) else creation.tensor(np.asarray(cond, dtype=bool))
 
     def branch(v):

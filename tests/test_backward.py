@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab import graph
+from autograd_lab import recording
 
 from op_cases import INPLACE_AFTER_FORWARD
 
@@ -646,7 +646,7 @@ def test_big_intermediates_no_rule_reads_are_freed_in_the_forward():
     assert freed() is None                   # z's 4096 numbers went with the tensor
     node = h.grad_fn
     assert node.out is h._data               # sigmoid keeps what its rule reads
-    assert graph.is_stand_in(node.next[0].out) and graph.is_stand_in(node.arrays[0])
+    assert recording.is_stand_in(node.next[0].out) and recording.is_stand_in(node.arrays[0])
     h.sum().backward()
     hv = h.detach().numpy()
     assert np.allclose(w.grad.numpy(), x.detach().numpy().T @ (hv * (1 - hv)))
@@ -688,7 +688,7 @@ def test_each_link_of_a_long_chain_is_one_object_for_the_garbage_collector():
 def test_a_node_reads_its_fields_without___getattr__():
     # (a class with __getattr__ makes Python read every attribute of every node the slow
     # way: the backward walk was 0.4 us per node slower; grad_fn._saved_* are properties)
-    assert "__getattr__" not in vars(graph.Node)
+    assert "__getattr__" not in vars(recording.Node)
     y = leaf([1.0, 2.0]).exp()
     assert y.grad_fn._saved_result.tolist() == y.tolist()
     with pytest.raises(AttributeError, match="^'ExpBackward0' object has no attribute '_saved_self'$"):

@@ -1,5 +1,6 @@
 """``al.autograd``: the torch.autograd subset -- backward, grad, Function, checks, modes."""
-from ..engine import Step, backward, grad, trace_backward
+from ..engine import backward, grad
+from ..watch import Step, trace_backward
 from .function import Function, FunctionCtx, once_differentiable
 from ..modes import (PassCounter, count_passes, detect_anomaly, enable_grad, is_anomaly_enabled,
                      no_grad, set_detect_anomaly, set_grad_enabled)

@@ -13,7 +13,7 @@ pass cannot mistake them for its own.
 import weakref
 from collections import namedtuple
 
-from ..func import _check_tangent
+from ..func import check_tangent
 from ..modes import state
 from ..tensor import Tensor
 
@@ -64,7 +64,7 @@ def make_dual(tensor, tangent, *, level=None):
     if tensor._tangent is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
                            "gradient at the same level 0 is not supported.")
-    data = _check_tangent(tensor, tangent)
+    data = check_tangent(tensor, tangent)
     dual = tensor.view_as(tensor)
     if data is not tangent._data or data.strides != tensor._data.strides:
         tangent = Tensor._make(data.copy())    # another dtype or layout: a copy, as in torch

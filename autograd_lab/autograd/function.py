@@ -36,7 +36,7 @@ import functools
 
 import numpy as np
 
-from ..graph import Op, attach
+from ..recording import FREED, Op, attach
 from ..modes import no_grad, state
 from ..tensor import Tensor
 
@@ -66,7 +66,6 @@ class FunctionCtx:
         if self._in_jvp:             # (torch shows jvp only what save_for_forward saved; the
             return self._saved_forward or self._saved      # saved_for_backward ones serve too)
         if self._node is not None and self._node.freed:
-            from ..engine import FREED
             raise RuntimeError(FREED)
         return tuple(self._unpack(t) for t in self._saved)
 

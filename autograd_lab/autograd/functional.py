@@ -26,7 +26,7 @@ Shapes: the Jacobian of an output ``y`` with respect to an input ``x`` has shape
 import numpy as np
 
 from .. import engine
-from ..func import _finish
+from ..func import finish
 from ..modes import count, enable_grad, set_grad_enabled, state
 from ..tensor import Tensor
 
@@ -99,7 +99,7 @@ def _preprocess(inputs, create_graph, need_graph):
 def _postprocess(res, create_graph):
     """Results without history unless ``create_graph`` asked for it (nested tuples too)."""
     if isinstance(res, Tensor):
-        return _finish(res, nested=create_graph)
+        return finish(res, nested=create_graph)
     return tuple(_postprocess(r, create_graph) for r in res)
 
 
@@ -111,10 +111,10 @@ def _graph_needed(create_graph):
 
 def _call(func, inputs):
     """Evaluate the user's function: one ``forward`` in the pass counter."""
-    from ..func import _Tracking
+    from ..func import Tracking
     if not getattr(func, "_al_internal", False):    # hessian's inner gradient is ours, not the user's
         count("forward")
-    with _Tracking():
+    with Tracking():
         return func(*inputs)
 
 
@@ -366,7 +366,7 @@ def _stack_rows(rows, shape, graph):
 
 def _jacfwd(func, inputs, strict, vectorize):
     """Forward mode: the columns of J from one-hot tangents (see ``al.func``)."""
-    from ..func import _forward_pass, _tangent_of
+    from ..func import forward_pass, tangent_of
     if strict:
         raise RuntimeError(
             "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are "
@@ -383,17 +383,17 @@ def _jacfwd(func, inputs, strict, vectorize):
         return _as_tuple(result, "outputs of the user-provided function", "jacobian")
 
     if vectorize:
-        is_outputs_tuple, outputs = outputs_of(_forward_pass(func, inputs, tangents))
-        cols = [_tangent_of(o, (total,)) for o in outputs]          # (N, *out.shape) each
+        is_outputs_tuple, outputs = outputs_of(forward_pass(func, inputs, tangents))
+        cols = [tangent_of(o, (total,)) for o in outputs]          # (N, *out.shape) each
     else:
         cols = None
         for e in range(total):
             one = [t[e] for t in tangents]
-            is_outputs_tuple, outputs = outputs_of(_forward_pass(func, inputs, one))
+            is_outputs_tuple, outputs = outputs_of(forward_pass(func, inputs, one))
             if cols is None:
                 cols = [np.zeros((total,) + o.shape, o._data.dtype) for o in outputs]
             for c, o in zip(cols, outputs):
-                c[e] = _tangent_of(o)
+                c[e] = tangent_of(o)
     jac = []
     for c, o in zip(cols, outputs):
         row, start = [], 0

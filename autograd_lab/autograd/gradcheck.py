@@ -160,7 +160,7 @@ def _batched_jacobian(output, inputs):
 def _forward_jacobians(func, inputs, wanted, batched):
     """J[output][input] by forward mode: one pass per input entry (one-hot tangent), or
     one pass per input carrying all its one-hot tangents as a batch."""
-    from ..func import _forward_pass, _tangent_of
+    from ..func import forward_pass, tangent_of
 
     result = None
     for col, j in enumerate(wanted):
@@ -169,8 +169,8 @@ def _forward_jacobians(func, inputs, wanted, batched):
         if batched:
             tangents = [None] * len(inputs)
             tangents[j] = np.eye(n, dtype=x._data.dtype).reshape((n,) + x.shape)
-            outs = _tensor_outputs(_forward_pass(func, inputs, tangents))
-            cols = [_tangent_of(o, (n,)).reshape(n, -1).T for o in outs]
+            outs = _tensor_outputs(forward_pass(func, inputs, tangents))
+            cols = [tangent_of(o, (n,)).reshape(n, -1).T for o in outs]
         else:
             cols = None
             for e in range(n):
@@ -178,11 +178,11 @@ def _forward_jacobians(func, inputs, wanted, batched):
                 t = np.zeros(n, x._data.dtype)
                 t[e] = 1
                 tangents[j] = t.reshape(x.shape)
-                outs = _tensor_outputs(_forward_pass(func, inputs, tangents))
+                outs = _tensor_outputs(forward_pass(func, inputs, tangents))
                 if cols is None:
                     cols = [np.zeros((o._data.size, n)) for o in outs]
                 for c, o in zip(cols, outs):
-                    c[:, e] = _tangent_of(o).reshape(-1)
+                    c[:, e] = tangent_of(o).reshape(-1)
         if result is None:
             result = [[None] * len(wanted) for _ in cols]
         for k, c in enumerate(cols):

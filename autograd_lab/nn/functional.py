@@ -4,9 +4,10 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, functions as _f
+from .. import dtypes, tensor_functions as _f
 from .. import ops as _ops
-from ..tensor import Tensor as _Tensor, _as_tensor as _t
+from ..checks import tensor_of as _t
+from ..tensor import Tensor as _Tensor
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh

@@ -135,7 +135,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
-            _zero(p, set_to_none)
+            zero_grad_of(p, set_to_none)
 
     def to(self, *args, **kwargs):
         """The CPU is the only device (see ``devices.py``); a dtype converts every floating
@@ -184,7 +184,7 @@ def _indent(text):
     return text.replace("\n", "\n  ")
 
 
-def _zero(p, set_to_none):
+def zero_grad_of(p, set_to_none):
     """What zero_grad does to one parameter (modules and optimizers alike)."""
     if p.grad is None:
         return

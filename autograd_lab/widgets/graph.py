@@ -9,8 +9,8 @@ import numpy as np
 from .. import viz
 from ..viz import _pav
 from ..creation import tensor as _tensor
-from ..engine import trace_backward
-from ..graph import AccumulateGrad, is_stand_in
+from ..recording import AccumulateGrad, is_stand_in
+from ..watch import trace_backward
 from ..tensor import Tensor
 from . import _base as b
 

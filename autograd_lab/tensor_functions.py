@@ -5,11 +5,12 @@ import functools
 import numpy as np
 
 from . import dtypes, ops
-from .tensor import Tensor, _as_tensor, _clamp, _dot, _mm, _neg, _sub
+from .checks import tensor_of, wrap_dim
+from .tensor import Tensor
 
 
 def _t(x):
-    return x if isinstance(x, Tensor) else _as_tensor(x)
+    return x if isinstance(x, Tensor) else tensor_of(x)
 
 
 def where(condition, input, other):
@@ -29,7 +30,7 @@ def where(condition, input, other):
 
 
 def mm(input, mat2):
-    return _mm(_t(input), _t(mat2))
+    return checked_mm(_t(input), _t(mat2))
 
 
 def matmul(input, other):
@@ -37,7 +38,7 @@ def matmul(input, other):
 
 
 def dot(input, other):
-    return _dot(_t(input), _t(other))
+    return checked_dot(_t(input), _t(other))
 
 
 def mv(input, vec):
@@ -81,7 +82,7 @@ def permute(input, dims):
 
 def _unary(op):
     def f(input):
-        return op(input if type(input) is Tensor else _as_tensor(input))
+        return op(input if type(input) is Tensor else tensor_of(input))
     f.__name__ = op.grad_name((), {}).replace("Backward0", "").lower()
     f.__doc__ = f"Elementwise {f.__name__}; its derivative rules are ``ops.{f.__name__}``."
     return f
@@ -101,7 +102,7 @@ def add(input, other, alpha=1):
 
 
 def sub(input, other, alpha=1):
-    return _sub(_t(input), other, alpha)
+    return checked_sub(_t(input), other, alpha)
 
 
 def mul(input, other):
@@ -126,7 +127,7 @@ def minimum(input, other):
 
 
 def clamp(input, min=None, max=None):
-    return _clamp(_t(input), min, max)
+    return checked_clamp(_t(input), min, max)
 
 
 clip = clamp
@@ -214,7 +215,7 @@ def _shifted(x, dim, name):
     """x minus its maximum along dim (detached: the shift changes no result, only the
     rounding).  An empty tensor has nothing to compute, and comes back as it is, even an
     integer one (as in torch).  (``dtype=`` was applied before: see _half_in_float32.)"""
-    d = _neg(dim, x.ndim)                 # torch's IndexError for a dim out of range
+    d = wrap_dim(dim, x.ndim)                 # torch's IndexError for a dim out of range
     if x._data.size == 0:
         return x
     if x._data.dtype.kind != "f":         # torch has no integer kernel (and no silent cast)
@@ -244,7 +245,7 @@ def cat(tensors, dim=0):
         return ops.cat(*tensors, dim=0)
     kept = [(i, x) for i, x in enumerate(tensors) if not ops.skipped_by_cat(x.shape, tensors)]
     ref = kept[0][1]
-    d = _neg(dim, ref.ndim)
+    d = wrap_dim(dim, ref.ndim)
     for i, x in kept[1:]:
         if x.ndim != ref.ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {x.ndim}")
@@ -265,7 +266,7 @@ def stack(tensors, dim=0):
         if x.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(tensors[0].shape)} at entry 0 and {list(x.shape)} at entry {i}")
-    return ops.stack(*tensors, dim=_neg(dim, tensors[0].ndim + 1))
+    return ops.stack(*tensors, dim=wrap_dim(dim, tensors[0].ndim + 1))
 
 
 def cond(pred, true_fn, false_fn, operands=()):
@@ -311,3 +312,94 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:
             setattr(printing, name, value)
+
+
+# -- torch's checks, shared with the Tensor methods of the same names -------------------
+class MinMax(tuple):
+    """(values, indices), as torch's max(dim) returns them."""
+    _fields = ("values", "indices")   # a named tuple: rebuilt field by field (func's aux)
+
+    def __new__(cls, values, indices):
+        return super().__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+
+
+def checked_sub(a, b, alpha=1):
+    """a - alpha * b, refusing bool tensors with torch's words."""
+    bools = is_bool(a) + is_bool(b)
+    if bools == 2:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if bools:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return ops.sub(a, times_alpha(a, b, alpha, "sub"))
+
+
+def times_alpha(x, other, alpha, name):
+    """``alpha * other`` for ``add``/``sub``, with torch's checks on alpha: a number, a float
+    only if a float is involved, a bool only between bools (where it acts as a bool)."""
+    if type(alpha) is int and alpha == 1:
+        return other
+    if not isinstance(alpha, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    if isinstance(other, np.generic):
+        other = dtypes.as_number(other)
+    if type(other) is int:
+        dtypes.check_64_bits(other)
+    if is_bool(x) and is_bool(other):
+        return other if alpha else other & False
+    if isinstance(alpha, (bool, np.bool_)):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    floats = [v._data.dtype.kind == "f" if isinstance(v, Tensor) else isinstance(v, float) for v in (x, other)]
+    if isinstance(alpha, (float, np.floating)) and not builtins.any(floats):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if floats[0] and isinstance(other, int):      # torch scales the number as a double
+        other = float(other)
+    return other * alpha
+
+
+def is_bool(v):
+    """A bool tensor, or a Python bool (which torch treats as one; a NumPy bool it reads
+    as a float)."""
+    return v._data.dtype.kind == "b" if isinstance(v, Tensor) else isinstance(v, bool)
+
+
+def checked_clamp(x, min, max):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = []
+    for b in (min, max):
+        if isinstance(b, Tensor):
+            if b.requires_grad:
+                raise NotImplementedError("autograd_lab's clamp takes constant bounds; for bounds that "
+                                          "need gradients write al.minimum(al.maximum(x, lo), hi)")
+            b = b._data
+        bounds.append(b.item() if isinstance(b, np.generic) else b)     # as Python numbers
+    if x._data.dtype.kind in "biu" and builtins.any(isinstance(b, float) or np.asarray(b).dtype.kind == "f"
+                                          for b in bounds if b is not None):
+        x = x.to(dtypes.float32)          # a float bound makes the result float, as in torch
+    for i, b in enumerate(bounds):        # an int bound must fit x's dtype, and takes it
+        dtypes.check_fits(b, x._data.dtype)  # (uint8: -1 is 255), as in torch
+        if x._data.dtype.kind in "iu" and type(b) is int:
+            bounds[i] = np.array(b).astype(x._data.dtype)
+    return ops.clamp(x, min=bounds[0], max=bounds[1])
+
+
+def checked_mm(a, b):
+    for name, m in (("self", a), ("mat2", b)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix (got a {m.ndim}D tensor of shape {tuple(m.shape)})")
+    return ops.matmul(a, b)
+
+
+def checked_dot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    return ops.matmul(a, b)
+
+

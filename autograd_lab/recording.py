@@ -22,7 +22,9 @@ import warnings
 import numpy as np
 
 from . import dtypes
+from .checks import broadcast_mismatch, modified
 from .modes import state
+from .tensor import Tensor
 
 # torch computes log(0), 0/0 and 0 * inf silently (to -inf and nan); so does autograd_lab.
 # NumPy would warn, naming the line in this package that called it: those warnings, and
@@ -33,6 +35,11 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autograd_lab
 # recorded before it, so "highest number first" is an order the backward walk can use
 _sequence = itertools.count()
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
+FREED = ("Trying to backward through the graph a second time (or directly access saved "
+         "tensors after they have already been freed). Saved intermediate values of the graph "
+         "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+         "you need to backward through the graph a second time or if you need to access saved "
+         "tensors after calling backward.")
 
 
 class Op:
@@ -313,16 +320,14 @@ class Node(list):
         """Saved input ``where`` (or the output, "out") as a recorded tensor, as the backward
         of create_graph=True would see it."""
         if self.freed:
-            from .engine import FREED
             raise RuntimeError(FREED)
-        from .engine import _modified
         if where == "out":
             if self.overwritten:
-                _modified(self.out, self, self.out_box[0], self.out_version)
+                modified(self.out, self, self.out_box[0], self.out_version)
         else:
             a = self.args[where]
             if a._vbox is not None and a._vbox[0] != (self.versions[where] if self.versions else 0):
-                _modified(a._data, a.grad_fn, a._vbox[0], self.versions[where] if self.versions else 0)
+                modified(a._data, a.grad_fn, a._vbox[0], self.versions[where] if self.versions else 0)
         args, y = self.saved(True)
         return y if where == "out" else args[where]
 
@@ -650,16 +655,6 @@ def _broadcasts_to(shape, target):
     return len(shape) <= len(target) and all(n == 1 or n == m for n, m in zip(reversed(shape), reversed(target)))
 
 
-def broadcast_mismatch(sa, sb):
-    """torch's sentence for the last dimension where shapes sa and sb cannot broadcast
-    (torch reports that one), or None if they broadcast."""
-    n = max(len(sa), len(sb))
-    pa, pb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
-    for dim in range(n - 1, -1, -1):
-        if pa[dim] != pb[dim] and 1 not in (pa[dim], pb[dim]):
-            return (f"The size of tensor a ({pa[dim]}) must match the size of tensor b ({pb[dim]}) "
-                    f"at non-singleton dimension {dim}")
-    return None
 
 
 def _shape_error(op, arrays, err):
@@ -675,5 +670,3 @@ def _shape_error(op, arrays, err):
     name = op.name if isinstance(op.name, str) else getattr(op.forward, "__name__", "op")
     return RuntimeError(f"{name.replace('Backward0', '')}: {err}")
 
-
-from .tensor import Tensor  # noqa: E402  (Tensor and graph refer to each other)

@@ -1,0 +1,141 @@
+"""torch's argument checks and normalisations, shared by the tensor's methods, the rules
+table and the ``al.*`` functions: dimensions, shapes, index keys, masks, broadcasting."""
+import warnings
+
+import numpy as np
+
+from . import dtypes
+from .modes import state
+from .tensor import Tensor, unwrap
+from .userframe import user_level
+
+
+def wrap_dim(dim, ndim):
+    if not -max(ndim, 1) <= dim < max(ndim, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {dim})")
+    return dim - ndim if dim >= 0 else dim
+
+
+def reduction_dims(dim, ndim):
+    """Check reduction dims as torch does; a 0-d tensor reduces over nothing."""
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+        return None                   # dim=() or []: every dimension, as in torch
+    dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+    checked = [wrap_dim(d, ndim) for d in dims]
+    for d in checked:
+        if checked.count(d) > 1:
+            raise RuntimeError(f"dim {d % max(ndim, 1)} appears multiple times in the list of dims")
+    if ndim == 0:
+        return ()
+    return tuple(dims) if isinstance(dim, (list, tuple)) else dim
+
+
+def shape_arg(shape, size):
+    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
+    return tuple(int(s) for s in shape)
+
+
+def tensor_of(x):
+    return x if isinstance(x, Tensor) else Tensor._make(np.asarray(unwrap(x)))
+
+
+def is_number(v):
+    return isinstance(v, (bool, int, float, np.number, np.bool_))
+
+
+def check_masks(shape, key):
+    """Refuse, with torch's words, a bool mask whose shape does not match the dimensions it
+    indexes.  As torch, ints and slices apply first: the shape named is the one they leave."""
+    key = key if type(key) is tuple else (key,)
+    claimed = sum(k.ndim if is_mask(k) else 0 if k is None or k is Ellipsis else 1 for k in key)
+    dims, left, masks = [], list(shape), []
+    for k in key:
+        if k is Ellipsis:                   # the dimensions no other entry claims
+            take = max(len(shape) - claimed, 0)
+            dims, left = dims + left[:take], left[take:]
+        elif k is None:
+            dims.append(1)
+        elif not left:
+            return                          # too many indices: NumPy's own error follows
+        elif is_mask(k):
+            masks.append((k, len(dims)))
+            dims, left = dims + left[:k.ndim], left[k.ndim:]
+        elif isinstance(k, slice):
+            dims.append(len(range(*k.indices(left.pop(0)))))
+        elif isinstance(k, np.ndarray):     # integer indices: the dimension stays for now
+            dims.append(left.pop(0))
+        else:                               # an int: applied before the masks are read
+            left.pop(0)
+    dims += left
+    for mask, start in masks:
+        for j, n in enumerate(mask.shape):
+            if start + j >= len(dims) or dims[start + j] != n:
+                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not "
+                                 f"match the shape of the indexed tensor {dims} at index {start + j}")
+
+
+def is_mask(k):
+    return isinstance(k, np.ndarray) and k.dtype == bool
+
+
+def index_key(key, warn=True):
+    """An index with tensors and lists replaced by arrays (bool masks, integer indices),
+    so that advanced indexing is recognised wherever it appears in the key."""
+    if isinstance(key, tuple):
+        return tuple(index_key(k, warn) for k in key)
+    if isinstance(key, Tensor):           # a 0-d integer tensor indexes like an int: a view
+        if key._data.dtype == np.uint8:   # torch still reads uint8 as a mask (a 0-d one quietly)
+            if warn and key._data.ndim:
+                warnings.warn("indexing with dtype al.uint8 is now deprecated, please use a dtype "
+                              "al.bool instead.", UserWarning, stacklevel=user_level())
+            return key._data.astype(bool)
+        return int(key._data) if key._data.ndim == 0 and key._data.dtype.kind == "i" else key._data
+    if isinstance(key, list):
+        a = np.asarray(unwrap(key))
+        return a.astype(np.intp) if a.size == 0 else a      # [] picks nothing (not a float index)
+    return key
+
+
+def broadcast_mismatch(sa, sb):
+    """torch's sentence for the last dimension where shapes sa and sb cannot broadcast
+    (torch reports that one), or None if they broadcast."""
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    for dim in range(n - 1, -1, -1):
+        if pa[dim] != pb[dim] and 1 not in (pa[dim], pb[dim]):
+            return (f"The size of tensor a ({pa[dim]}) must match the size of tensor b ({pb[dim]}) "
+                    f"at non-singleton dimension {dim}")
+    return None
+
+
+def check_into(shape, other):
+    """Refuse, in torch's words, a shape that does not broadcast to ``shape`` (the shape of
+    the tensor an in-place op writes)."""
+    mismatch = broadcast_mismatch(shape, other)
+    if mismatch:
+        raise RuntimeError(mismatch)
+    both = np.broadcast_shapes(shape, other)
+    if both != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(both)}")
+
+
+def modified(data, maker, now, saved):
+    made = "" if maker is None else f", which is output 0 of {short_name(maker)},"
+    kind = "CPUBoolType" if data.dtype == np.bool_ else f"al.{dtypes.scalar_type_name(data.dtype)}Tensor"
+    raise RuntimeError(                 # (torch's legacy type names: al.FloatTensor, ..., CPUBoolType)
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{kind} {list(data.shape)}]{made} is at "
+        f"version {now}; expected version {saved} instead. " + (ANOMALY_HINT if state.anomaly else HINT))
+
+
+HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with al.autograd.set_detect_anomaly(True, check_nan=False).")
+ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. Good luck!")
+
+
+def short_name(node):
+    """A node's name as torch's message about saved values prints it: ExpBackward0 is Exp."""
+    name = node.name().split("::")[-1]
+    return name[:-len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")

@@ -1,0 +1,314 @@
+"""Tensor's methods, installed on the class after everything they call exists.
+
+``tensor.py`` defines what a tensor *is* (its array, its grad_fn, its .grad); the
+methods that compute (``x + y``, ``x.exp()``, ``x.sum()``, ``x.backward()``) call the
+rules table (``ops.py``), the ``al.*`` functions and the walk, all of which build on
+Tensor.  So, as autodidact gives its Box its methods after the wrappers exist, the
+methods are gathered here in :class:`TensorMethods` and copied onto Tensor at import:
+no module has to import upward.
+"""
+import warnings
+
+import numpy as np
+
+from . import devices, dtypes, engine, inplace, ops, recording, tensor_functions as F
+from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
+from .tensor import Tensor
+from .userframe import user_level
+
+
+class TensorMethods:
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        engine.backward(self, gradient, retain_graph, create_graph,
+                        inputs=None if inputs is None else (inputs if isinstance(inputs, (list, tuple)) else [inputs]))
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when the gradient with respect to this tensor is computed;
+        a returned tensor replaces the gradient.  Returns a handle with ``remove()``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node = recording.edge(self)           # a leaf's hooks live on its AccumulateGrad node
+        if node.hooks is None:
+            node.hooks = []
+        hooks = node.hooks
+        hooks.append(hook)
+        return HookHandle(hooks, hook)
+
+
+    # -- arithmetic: every operator is a row of the rules table (ops.py) -------------
+    def __add__(self, other): return ops.add(self, other)
+    def __radd__(self, other): return ops.add(self, other)       # torch lists self first
+    def __sub__(self, other): return F.checked_sub(self, other)
+    def __rsub__(self, other): return F.checked_sub(other, self)
+    def __mul__(self, other): return ops.mul(self, other)
+    def __rmul__(self, other): return ops.mul(self, other)
+    def __truediv__(self, other): return ops.div(self, other)
+    def __rtruediv__(self, other): return ops.mul(ops.reciprocal(self), other)   # as torch records 2 / x
+    def __pow__(self, other): return ops.power(self, other)
+    def __rpow__(self, other): return ops.pow(other, self)
+    def __matmul__(self, other): return ops.matmul(self, other if type(other) is Tensor else tensor_of(other))
+    def __rmatmul__(self, other): return ops.matmul(tensor_of(other), self)
+    def __neg__(self): return ops.neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return ops.abs(self)
+    def __gt__(self, other): return ops.gt(self, other)
+    def __ge__(self, other): return ops.ge(self, other)
+    def __lt__(self, other): return ops.lt(self, other)
+    def __le__(self, other): return ops.le(self, other)
+    def __eq__(self, other): return ops.eq(self, other)
+    def __ne__(self, other): return ops.ne(self, other)
+    __hash__ = object.__hash__        # (a class that defines __eq__ would otherwise get None)
+    def __and__(self, other): return ops.bitwise_and(self, other)
+    def __rand__(self, other): return ops.bitwise_and(other, self)
+    def __or__(self, other): return ops.bitwise_or(self, other)
+    def __ror__(self, other): return ops.bitwise_or(other, self)
+    def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return ops.bitwise_not(self)
+
+    def __getitem__(self, key):
+        if key is None:                   # x[None] adds a leading dimension
+            return self.unsqueeze(0)
+        return ops.index(self, key=ops.key_of(key))
+
+    # -- math methods ----------------------------------------------------------------
+    def exp(self): return ops.exp(self)
+    def log(self): return ops.log(self)
+    def log1p(self): return ops.log1p(self)
+    def softmax(self, dim, dtype=None): return F.softmax(self, dim, dtype)
+    def log_softmax(self, dim, dtype=None): return F.log_softmax(self, dim, dtype)
+    def sqrt(self): return ops.sqrt(self)
+    def abs(self): return ops.abs(self)
+    def sin(self): return ops.sin(self)
+    def cos(self): return ops.cos(self)
+    def tanh(self): return ops.tanh(self)
+    def sigmoid(self): return ops.sigmoid(self)
+    def relu(self): return ops.relu(self)
+    def sign(self): return ops.sign(self)
+    def floor(self): return ops.floor(self)
+    def ceil(self): return ops.ceil(self)
+    def round(self): return ops.round(self)
+    def neg(self): return ops.neg(self)
+    def pow(self, exponent): return ops.power(self, exponent)
+    def add(self, other, alpha=1): return ops.add(self, F.times_alpha(self, other, alpha, "add"))
+    def sub(self, other, alpha=1): return F.checked_sub(self, other, alpha)
+    def mul(self, other): return ops.mul(self, other)
+    def div(self, other): return ops.div(self, other)
+    def clamp(self, min=None, max=None): return F.checked_clamp(self, min, max)
+    clip = clamp
+    def maximum(self, other): return ops.maximum(self, other)
+    def minimum(self, other): return ops.minimum(self, other)
+    def isnan(self): return ops.isnan(self)
+    def isfinite(self): return ops.isfinite(self)
+    def isinf(self): return ops.isinf(self)
+    def logical_not(self): return ops.logical_not(self)
+    def logical_and(self, other): return ops.logical_and(self, other)
+    def logical_or(self, other): return ops.logical_or(self, other)
+
+    def sum(self, dim=None, keepdim=False):
+        return ops.sum(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
+
+    def mean(self, dim=None, keepdim=False):
+        return ops.mean(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        if p not in ("fro", 2, 2.0):
+            raise NotImplementedError(f"autograd_lab implements the 2-norm only, not p={p!r}")
+        return ops.norm(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        if dim is None:
+            return ops.max_all(self)
+        return self._pick(ops.argmax, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        if dim is None:
+            return ops.min_all(self)
+        return self._pick(ops.argmin, dim, keepdim)
+
+    def _pick(self, arg, dim, keepdim):
+        """(values, indices) of max/min along dim; like torch, the whole gradient of a
+        value goes to the one entry its index names, even when others tie with it.  The
+        node keeps its own copy of the indices: changing the returned ones in place does
+        not move the gradient (torch refuses such a backward instead)."""
+        ndim = self._data.ndim
+        axis = wrap_dim(dim, ndim) % max(ndim, 1)
+        idx = arg(self, dim=axis, keepdim=True)
+        key = tuple(idx._data.copy() if a == axis else
+                    np.arange(n).reshape([-1 if b == a else 1 for b in range(ndim)])
+                    for a, n in enumerate(self._data.shape))
+        values = (ops.max_dim if arg is ops.argmax else ops.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
+        return F.MinMax(values, idx if keepdim else idx.squeeze(axis))
+
+    def amax(self, dim=None, keepdim=False): return ops.amax(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
+    def amin(self, dim=None, keepdim=False): return ops.amin(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
+    def argmax(self, dim=None, keepdim=False): return ops.argmax(self, dim=dim, keepdim=keepdim)
+    def any(self, dim=None, keepdim=False): return ops.any_(self, dim=dim, keepdim=keepdim)
+    def all(self, dim=None, keepdim=False): return ops.all_(self, dim=dim, keepdim=keepdim)
+    def argmin(self, dim=None, keepdim=False): return ops.argmin(self, dim=dim, keepdim=keepdim)
+
+    # -- shape -----------------------------------------------------------------------
+    def reshape(self, *shape):
+        return ops.reshape(self, shape=shape_arg(shape, self._data.size))
+
+    def view(self, *shape):
+        """reshape that must share memory: refused where it would have to copy, as in torch."""
+        shape = shape_arg(shape, self._data.size)
+        probe = self._data.view()
+        try:
+            probe.shape = shape           # NumPy refuses when the strides cannot express it
+        except AttributeError:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                               "least one dimension spans across two contiguous subspaces). Use "
+                               ".reshape(...) instead.") from None
+        except ValueError:
+            pass                          # a size that does not fit: reshape says so, as torch
+        return ops.reshape(self, shape=shape)
+
+    def view_as(self, other): return self.view(other.shape)
+    def reshape_as(self, other): return self.reshape(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        """The dimensions start_dim..end_dim merged into one."""
+        shape = self._data.shape
+        if not shape:
+            return self.reshape(1)
+        start, end = wrap_dim(start_dim, len(shape)) % len(shape), wrap_dim(end_dim, len(shape)) % len(shape)
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        return self.reshape(shape[:start] + (-1,) + shape[end + 1:]) if start < end else self
+
+    def transpose(self, dim0, dim1):
+        n = self._data.ndim
+        dim0, dim1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+        return ops.transpose(self, dim0=dim0, dim1=dim1) if n else ops.clone(self)
+
+    def t(self):
+        if self._data.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
+        return ops.t(self, dim0=-1, dim1=-2) if self._data.ndim == 2 else self
+
+    @property
+    def T(self):
+        if self._data.ndim != 2:          # torch's deprecation warnings, in its words
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                          "these cases." if self._data.ndim == 0 else
+                          "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                          "is deprecated and it will throw an error in a future release. Consider "
+                          "`x.mT` to transpose batches of matrices or "
+                          "`x.permute(*al.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                          "tensor.", UserWarning, stacklevel=user_level())
+        return ops.permute(self, dims=tuple(range(self._data.ndim))[::-1])    # a view, even of a vector
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    def permute(self, *dims):
+        dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        if len(dims) != self._data.ndim:
+            raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
+                               "match the length of the desired ordering of dimensions i.e. input.dim() "
+                               f"= {self._data.ndim} is not equal to len(dims) = {len(dims)}")
+        if len({wrap_dim(d, self._data.ndim) for d in dims}) != len(dims):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        return ops.permute(self, dims=dims)
+
+    def unsqueeze(self, dim):
+        return ops.unsqueeze(self, dim=wrap_dim(dim, self._data.ndim + 1))
+
+    def squeeze(self, dim=None):
+        if dim is not None:               # only the listed dims of size 1 go, as in torch
+            many = isinstance(dim, (tuple, list))
+            nd = self._data.ndim
+            dims = tuple(sorted({wrap_dim(d, nd) for d in (dim if many else (dim,))}))
+            dims = tuple(d for d in dims if nd and self._data.shape[d] == 1)
+            if not dims:
+                return self
+            dim = dims if many else dims[0]
+        return ops.squeeze(self, dim=dim)
+
+    def expand(self, *shape):
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        if len(shape) < self._data.ndim:
+            raise RuntimeError(f"expand({self.dtype!r}{{{list(self.shape)}}}, size={list(shape)}): the "
+                               f"number of sizes provided ({len(shape)}) must be greater or equal to "
+                               f"the number of dimensions in the tensor ({self._data.ndim})")
+        for i, n in enumerate(shape[:len(shape) - self._data.ndim]):
+            if n == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+        return ops.expand(self, shape=shape)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def mm(self, other): return F.checked_mm(self, other)
+    def matmul(self, other): return ops.matmul(self, other)
+    def dot(self, other): return F.checked_dot(self, other)
+
+    # -- copies and casts ---------------------------------------------------------------
+    def clone(self): return ops.clone(self)
+
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
+        """A cast and/or a move: ``to(al.float64)``, ``to("cpu")``, ``to(device, dtype)``,
+        ``to(other)`` (other's dtype).  Only the CPU exists (see ``devices.py``)."""
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, devices.device)):
+                device = a
+            else:
+                dtype = a
+        devices.check(device)
+        if dtype is None or dtypes.to_numpy(dtype) == self._data.dtype:
+            return ops.clone(self) if copy else self
+        return ops.to(self, dtype=dtypes.to_numpy(dtype))
+
+    def type(self, dtype=None):
+        return self.dtype if dtype is None else self.to(dtype)
+
+    def float(self): return self.to(dtypes.float32)
+    def double(self): return self.to(dtypes.float64)
+    def long(self): return self.to(dtypes.int64)
+    def int(self): return self.to(dtypes.int32)
+    def bool(self): return self.to(dtypes.bool_)
+    def cpu(self): return self
+
+    def cuda(self, device=None, non_blocking=False):
+        return self.to(devices.device("cuda", device))
+
+    def equal(self, other):
+        return F.equal(self, other)
+
+
+    def masked_fill(self, mask, value):
+        v, key = inplace.masked(self, mask, value)
+        return ops.masked_fill(self, v, key=key)
+
+
+
+class HookHandle:
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def install(cls, methods):
+    """Copy the methods (and properties) defined in ``methods``' body onto ``cls``."""
+    for name, value in vars(methods).items():
+        if name not in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"):
+            setattr(cls, name, value)
+
+
+install(Tensor, TensorMethods)
+install(Tensor, inplace.InPlaceMethods)
+for _name in ("add", "sub", "mul", "div", "pow", "clamp", "clip", "relu", "sigmoid", "tanh", "exp", "log",
+              "log1p", "sin", "cos", "abs", "neg", "sqrt", "sign", "floor", "ceil", "round"):
+    setattr(Tensor, _name + "_", inplace.in_place_method(getattr(Tensor, _name), _name + "_"))
+for _name in ("add", "sub", "mul", "truediv"):     # x += v is x.add_(v)
+    setattr(Tensor, f"__i{_name}__", inplace.in_place_method(getattr(Tensor, f"__{_name}__"), f"__i{_name}__"))

@@ -1,0 +1,138 @@
+"""The package's architecture, checked: modules import downward only (no circle), none
+reaches into another's private names, and the core a reader opens stays small."""
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "autograd_lab"
+
+# the core: what chapter 06 sends a reader to (see README, "Layout")
+CORE = ["tensor", "recording", "ops", "inplace", "engine"]
+
+
+def module_name(path):
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules():
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def resolve(importer, level, module):
+    """The absolute name of a relative import ``from <level dots><module> import ...``."""
+    package = importer.split(".")
+    if not modules()[importer].name == "__init__.py":
+        package = package[:-1]
+    base = package[:len(package) - level + 1]
+    return ".".join(base + ([module] if module else []))
+
+
+def imports(name, path, known):
+    """(imported module, names taken from it) for every import of a package module, at
+    any depth of the file (an import inside a function is an import too)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and not (node.module or "").startswith("autograd_lab"):
+                continue
+            target = resolve(name, node.level, node.module) if node.level else node.module
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.append((sub, None) if sub in known else (target, alias.name))
+        elif isinstance(node, ast.Import):
+            found += [(a.name, None) for a in node.names if a.name.startswith("autograd_lab")]
+    return found
+
+
+def graph():
+    """{module: modules it imports}, leaving out each module's own parent packages (Python
+    imports a package before any module in it: that is no choice of the module's)."""
+    known = modules()
+    edges = {}
+    for name, path in known.items():
+        parents = {".".join(name.split(".")[:k]) for k in range(1, name.count(".") + 1)}
+        edges[name] = {m for m, _ in imports(name, path, known) if m in known and m not in parents and m != name}
+    return edges
+
+
+def find_circle(edges):
+    """One import circle as a list of modules, or None."""
+    state, stack = {}, []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for n in sorted(edges[m]):
+            if state.get(n) == "open":
+                return stack[stack.index(n):] + [n]
+            if n not in state:
+                circle = visit(n)
+                if circle:
+                    return circle
+        state[m] = "done"
+        stack.pop()
+        return None
+
+    for m in sorted(edges):
+        if m not in state:
+            circle = visit(m)
+            if circle:
+                return circle
+    return None
+
+
+def test_no_module_imports_in_a_circle():
+    circle = find_circle(graph())
+    assert circle is None, "import circle: " + " -> ".join(circle)
+
+
+def test_find_circle_finds_one():
+    assert find_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_circle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_module_imports_another_modules_private_names():
+    known = modules()
+    bad = []
+    for name, path in known.items():
+        for module, taken in imports(name, path, known):
+            if taken is not None and taken.startswith("_") and not taken.startswith("__"):
+                bad.append(f"{name} imports {taken} from {module}")
+            elif taken is None and module.rsplit(".", 1)[-1].startswith("_") and \
+                    module.rsplit(".", 1)[0] != name.rsplit(".", 1)[0]:
+                bad.append(f"{name} imports the private module {module}")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_module_reads_another_modules_private_names():
+    """``ops._helper`` from outside ops: a private name read through the module."""
+    known = modules()
+    bad = []
+    for name, path in known.items():
+        tree = ast.parse(path.read_text())
+        aliases = {}                    # local name -> package module it stands for
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                target = resolve(name, node.level, node.module)
+                for a in node.names:
+                    if f"{target}.{a.name}" in known:
+                        aliases[a.asname or a.name] = f"{target}.{a.name}"
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):
+                bad.append(f"{name}: {node.value.id}.{node.attr}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("core", CORE)
+def test_the_core_imports_nothing_from_the_shell(core):
+    """The core builds on the layers below it (dtypes, modes, checks, printing, watch) and
+    on itself, never on the PyTorch-shaped shell around it."""
+    below = {"autograd_lab.dtypes", "autograd_lab.modes", "autograd_lab.checks", "autograd_lab.printing",
+             "autograd_lab.userframe", "autograd_lab.devices", "autograd_lab.watch"}
+    allowed = below | {f"autograd_lab.{c}" for c in CORE}
+    took = graph()[f"autograd_lab.{core}"]
+    assert took <= allowed, f"{core} imports {sorted(took - allowed)}"
