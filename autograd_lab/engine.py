@@ -25,13 +25,12 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from . import ops
+from . import ops, watch
 from .inplace import check_versions
 from .modes import count, state
 from .checks import broadcast_mismatch
 from .recording import FREED, AccumulateGrad, edge
 from .tensor import Tensor
-from .watch import Watch
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -102,9 +101,9 @@ def make_seeds(outputs, grad_outputs, create_graph, batched=False):
             raise TypeError(f"gradient must be a Tensor, a number or None, not {type(v).__name__} "
                             "(wrap it: al.tensor(...))")
         v_data = v._data if isinstance(v, Tensor) else np.asarray(v)
-        if (v_data.shape[1:] if batched else v_data.shape) != y.shape:
+        if (v_data.shape[1:] if batched else v_data.shape) != y._data.shape:
             raise RuntimeError((MISMATCH_BATCHED if batched else MISMATCH).format(
-                i=i, seed=tuple(v_data.shape), out=tuple(y.shape)))
+                i=i, seed=tuple(v_data.shape), out=tuple(y._data.shape)))
         if create_graph and isinstance(v, Tensor):    # the seed's own history is kept
             seeds.append(v if v._data.dtype == y._data.dtype else v.to(y._data.dtype))
         else:                                         # (an integer seed is cast, as in torch)
@@ -118,24 +117,23 @@ def as_tuple(x):
 
 def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     """Plan, walk, commit; then free the saved values the walk used, unless retained."""
-    plan = Plan(outputs, inputs, accumulate)
+    plan = Plan(outputs, seeds, inputs, create_graph, accumulate)
     if state.counters:
         count("backward")
-    watch = Watch(seeds, create_graph)
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph   # record only for create_graph
     try:
-        ran = walk(zip(plan.roots, seeds), plan, watch, create_graph)
-        commit(plan, watch, create_graph)
+        ran = walk(zip(plan.roots, seeds), plan)
+        commit(plan)
     finally:
         state.grad_enabled = grad_mode
     if not (create_graph if retain_graph is None else retain_graph):
         for node in ran:
             if node.op.saves:           # the node is freed from now on (Node.freed)
                 node.args = node.arrays = None
-    return None if inputs is None else plan.results(watch.owned)
+    return None if inputs is None else plan.results()
 
 
-def walk(sends, plan, watch, create_graph):
+def walk(sends, plan):
     """The backward walk: run each node once its gradient is complete, latest-recorded
     first; pass what its rules return along its edges.  Returns the nodes that ran."""
     pending, ready, ran = {}, [], []    # node -> its gradient so far; heap of (-seq, node)
@@ -155,30 +153,36 @@ def walk(sends, plan, watch, create_graph):
         sends = ()
         if plan.needed is not None and node not in plan.needed:
             continue                    # it leads to none of the inputs asked about
-        g = watch.arrive(node, arrived) if node.hooks or node.retain or watch.tracing else arrived
+        g = watch.arrive(node, arrived, plan) if node.hooks or node.retain or watch.tracers else arrived
         if plan.deliver(node, arrived, g):
             continue                    # a leaf, or an input asked about, with nothing beyond
-        sends = vjp(node, g, plan.needed, create_graph, watch)
+        sends = vjp(node, g, plan)
         ran.append(node)
 
 
 class Plan:
-    """Where a walk delivers gradients (``targets``: None for every leaf) and which nodes
-    must run their rules to get there (``needed``: None for all)."""
+    """What one walk needs beyond the graph: where it delivers gradients (``targets``:
+    None for every leaf), which nodes must run their rules to get there (``needed``: None
+    for all), and what it found: ``delivered`` at targets, ``retained`` for retain_grad."""
 
-    def __init__(self, outputs, inputs, accumulate):
+    def __init__(self, outputs, seeds, inputs, create_graph, accumulate):
         self.roots = list(map(edge, outputs))
-        self.inputs, self.accumulate = inputs, accumulate
-        self.delivered = {}             # target node -> its gradient
+        self.inputs, self.create_graph, self.accumulate = inputs, create_graph, accumulate
+        self.delivered, self.retained = {}, []      # node -> gradient; (tensor, gradient)
+        self.taken = set(map(id, seeds))    # arrays someone else holds: the caller, a hook
         self.targets = self.needed = None
         if inputs is not None:
-            if accumulate:              # as torch, one by one and even if the walk fails: a
-                for x in inputs:        # non-leaf asked about retains its gradient (later too)
-                    x.retain_grad()
-            self.targets = set(map(edge, inputs))
-            if None in self.targets:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            self.needed = self._leading_to(self.targets)
+            self.aim(inputs)
+
+    def aim(self, inputs):
+        """Deliver at the nodes of ``inputs`` only, and run only the nodes leading there."""
+        if self.accumulate:             # as torch, one by one and even if the walk fails: a
+            for x in inputs:            # non-leaf asked about retains its gradient (later too)
+                x.retain_grad()
+        self.targets = set(map(edge, inputs))
+        if None in self.targets:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        self.needed = self._leading_to(self.targets)
 
     def _leading_to(self, targets):
         """The nodes from which some target can be reached: only their rules must run."""
@@ -204,23 +208,36 @@ class Plan:
         self.delivered[node] = arrived if passes_on and not self.accumulate else g
         return not passes_on            # (a rule that never runs keeps its saved values, as torch)
 
-    def results(self, owned):
+    def results(self):
         """grad()'s answer: per input, its gradient or None."""
         found = self.delivered
-        return [None if edge(x) not in found else owned(found[edge(x)]) for x in self.inputs]
+        return [None if edge(x) not in found else self.owned(found[edge(x)]) for x in self.inputs]
 
-    def writes(self, create_graph):
+    def writes(self):
         """backward()'s answer: (tensor, gradient, add in place) per .grad to write."""
         for node, g in self.delivered.items():
             if isinstance(node, AccumulateGrad):
-                yield node.variable, g, not create_graph
+                yield node.variable, g, not self.create_graph
             else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
                 for x in {id(x): x for x in self.inputs}.values():    # once, even if listed twice
                     if x.grad_fn is node:
                         yield x, g, False
 
+    def owned(self, g):
+        """A gradient as a tensor its new holder may keep.  Rules mostly return fresh
+        arrays, handed over as they are (a copy of a 784x256 weight gradient is
+        measurable); an array someone else may hold is copied: a seed the caller passed,
+        a view, an array a hook saw, or one already handed to another tensor (``add``
+        sends one gradient to both inputs)."""
+        if isinstance(g, Tensor):
+            return g
+        if g.base is not None or id(g) in self.taken:
+            g = g.copy()
+        self.taken.add(id(g))
+        return Tensor._make(g)
 
-def vjp(node, g, needed, create_graph, watch):
+
+def vjp(node, g, plan):
     """Call one node's VJP rules: the (next node, gradient) pair for each edge that needs
     one, each gradient of its input's shape and dtype."""
     try:
@@ -228,15 +245,15 @@ def vjp(node, g, needed, create_graph, watch):
             raise RuntimeError(FREED)
         if node.stamp != state.writes:
             check_versions(node)        # something was written in place since the forward
-        args, y = node.saved(create_graph)
-        if create_graph and not isinstance(g, Tensor):
+        args, y = node.saved(plan.create_graph)
+        if plan.create_graph and not isinstance(g, Tensor):
             g = Tensor._make(g)
         op, params, lead = node.op, node.params, g.ndim - node.out.ndim
         if op.vjp_all is not None:      # one rule for all inputs (cat, user Functions)
             grads = op.vjp_all(g, y, *args, **params)
         sends = []
         for i, child in enumerate(node.next):
-            if child is None or (needed is not None and child not in needed):
+            if child is None or (plan.needed is not None and child not in plan.needed):
                 continue
             if op.vjp_all is None:      # one rule per input: run only the ones wanted
                 r = op.vjp[i](g, y, *args, **params) if op.vjp[i] is not None else None
@@ -248,12 +265,13 @@ def vjp(node, g, needed, create_graph, watch):
             a = a._data if type(a) is Tensor else a
             if lead or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
                 r = fit(node, i, r, lead, g)
-            if watch.checks:            # anomaly mode's NaN check, a trace
+            if state.anomaly or watch.tracers:  # anomaly mode's NaN check, a trace
                 watch.sent(node, i, child, r)
             sends.append((child, r))
         return sends
     except Exception:
-        watch.failed(node)
+        if state.anomaly:
+            watch.warn_where(node)
         raise
 
 
@@ -284,11 +302,11 @@ def add(old, g):
     return total if type(total) is np.ndarray or isinstance(total, Tensor) else np.asarray(total)
 
 
-def commit(plan, watch, create_graph):
+def commit(plan):
     """Write every .grad the walk found: first each checked, then all written, so that a
     gradient that does not fit leaves every .grad as it was."""
-    writes = list(plan.writes(create_graph)) if plan.accumulate else []
-    for t, g in watch.retained:         # retained gradients accumulate, like a leaf's
+    writes = list(plan.writes()) if plan.accumulate else []
+    for t, g in plan.retained:          # retained gradients accumulate, like a leaf's
         if not (plan.accumulate and plan.inputs is not None and any(t is x for x in plan.inputs)):
             writes.append((t, g, False))   # (unless backward(inputs=[t]) just did)
     for t, g, in_place in writes:
@@ -296,7 +314,7 @@ def commit(plan, watch, create_graph):
             check_fits(t, g, in_place)
     for t, g, in_place in writes:
         if t._grad is None:             # with create_graph, its own recorded copy (as torch)
-            t._grad = ops.grad_copy(g) if isinstance(g, Tensor) else watch.owned(g)
+            t._grad = ops.grad_copy(g) if isinstance(g, Tensor) else plan.owned(g)
         elif not in_place or isinstance(g, Tensor):
             t._grad = t._grad + g       # a new tensor (recorded under create_graph)
         else:                           # in place, as torch, even into a .grad that an earlier

@@ -359,7 +359,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 def _stack_rows(rows, shape, graph):
     if graph:
-        from ..functions import stack
+        from ..tensor_functions import stack
         return stack(rows).reshape(shape)
     return Tensor._make(np.stack([r._data for r in rows]).reshape(shape))
 
