@@ -246,7 +246,7 @@ def in_place_method(method, name):
                 result = method(self, *args, **kwargs)
             finally:
                 state.writing = writing
-        elif self._data.size >= recording.KEEP_BELOW and _into(self, args, kwargs):
+        elif self._data.size >= recording.KEEP_BELOW and may_write_into(self, args, kwargs):
             state.into = (self._data, threading.get_ident())  # its op may compute straight into
             try:                                               # it (Op.writes_into)
                 result = method(self, *args, **kwargs)
@@ -278,7 +278,7 @@ def _made(node, t):
     node.out_box, node.out_version = t._vbox, t._vbox[0]
 
 
-def _into(t, args, kwargs):
+def may_write_into(t, args, kwargs):
     """Whether an in-place write on ``t`` may let its op compute into t's array: t is no
     view and carries no tangent (forward mode reads x after the op); every input is a
     tensor or a number (no code of the caller's runs before the op: a __mul__ of theirs

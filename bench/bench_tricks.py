@@ -1,0 +1,125 @@
+"""What each speed trick in the core buys, measured with and without it in the same run.
+
+    python bench/bench_tricks.py
+
+A trick stays in the core only if it pays at least 5% on one of the cases it is for.
+Each is switched off here for the length of its own measurement (a patch of the module
+that holds it, undone after), and its case runs in turns against itself with the trick
+on (see bench_engine.in_turns); the ratio is the median over the turns of (time without
+the trick / time with it), with a 95% interval:
+
+- **writing into memory** (``Op(into=...)``, ``inplace.may_write_into``): an in-place op on
+  a big tensor computes into the tensor's own array.  Case: the in-place MLP step at
+  batch 256 (bench_engine part 3).
+- **taking the new array** (``inplace`` reads ``sys.getrefcount``): an in-place write whose
+  result array no one else holds becomes the tensor's array, where a copy would fill the
+  old one.  Case: the in-place MLP step on tiny arrays, and the in-place chain.
+- **handing gradients over** (``Plan.owned``): a rule's fresh array becomes ``.grad`` as it
+  is, where a copy would be made.  Case: the MLP step at batch 256 (part 2).
+- **letting go of what no rule reads** (``recording.shed``): a node keeps an input its
+  rules never read as its array (or a stand-in), not as the tensor, so a long chain is
+  not a chain of live tensors.  Case: the deep chain of 100,000 operations.
+
+The node that is a list of its edges (``recording.Node``) cannot be switched off in a
+running process; its measurement is in the README's benchmark section (two processes).
+"""
+import os
+
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = "1"
+
+import contextlib  # noqa: E402
+import sys  # noqa: E402
+import types  # noqa: E402
+from unittest import mock  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+import bench_engine as be  # noqa: E402  (its cases, turns and intervals)
+from bench_engine import al  # noqa: E402
+from autograd_lab import engine, inplace, recording  # noqa: E402
+
+
+def without_writing_into_memory():
+    return mock.patch.object(inplace, "may_write_into", lambda t, args, kwargs: False)
+
+
+def without_taking_the_array():
+    no_one_else = types.SimpleNamespace(getrefcount=lambda a: 1 << 30)    # "someone holds it"
+    return mock.patch.object(inplace, "sys", no_one_else)
+
+
+def without_handing_over():
+    def owned(self, g):
+        return g if isinstance(g, al.Tensor) else al.Tensor._make(np.array(g, copy=True))
+    return mock.patch.object(engine.Plan, "owned", owned)
+
+
+def without_shedding():
+    return mock.patch.object(recording, "shed", lambda op, out, args, arrays, unread: (out, args))
+
+
+def switched(fn, patch):
+    """fn, run with the trick switched off for the length of each call."""
+    def run():
+        with patch():
+            return fn()
+    return run
+
+
+def with_patch_cost(fn):
+    """fn inside an empty ``with``: the 'with' side pays the same context cost."""
+    def run():
+        with contextlib.nullcontext():
+            return fn()
+    return run
+
+
+def big_in_place(n=1_000_000, steps=10):
+    """Elementwise in-place writes on a big tensor in a graph: y = x * 1, then
+    y.mul_(1.0001).add_(0.001) ``steps`` times, then backward."""
+    def run():
+        x = al.ones(n, requires_grad=True)
+        y = x * 1
+        for _ in range(steps):
+            y.mul_(1.0001).add_(0.001)
+        y.sum().backward()
+        return x.grad
+    return run
+
+
+CASES = [
+    ("writing into memory", "in-place MLP step, batch 256",
+     lambda: be.mlp_step(al, *be.mlp_data(), in_place=True), without_writing_into_memory, 200),
+    ("writing into memory", "in-place chain on 1,000,000 numbers",
+     big_in_place, without_writing_into_memory, 40),
+    ("taking the new array", "in-place chain on 1,000,000 numbers",
+     big_in_place, without_taking_the_array, 40),
+    ("taking the new array", "in-place MLP step, batch 256",
+     lambda: be.mlp_step(al, *be.mlp_data(), in_place=True), without_taking_the_array, 200),
+    ("taking the new array", "in-place MLP step, 2 x 8 inputs",
+     lambda: be.mlp_step(al, *be.mlp_data(batch=2, n_in=8, hidden=4, n_out=3), in_place=True),
+     without_taking_the_array, 1000),
+    ("handing gradients over", "MLP step, batch 256",
+     lambda: be.mlp(al, *be.mlp_data()), without_handing_over, 200),
+    ("handing gradients over", "MLP step, batch 1",
+     lambda: be.mlp(al, *be.mlp_data(batch=1)), without_handing_over, 1000),
+    ("letting go of what no rule reads", "deep chain, 20,000 operations",
+     lambda: be.deep_chain(al, 20_000), without_shedding, 30),
+]
+
+
+def main():
+    print(__doc__.split("\n\n")[0].strip().splitlines()[0])
+    print(f"NumPy {np.__version__}; ratio = time without the trick / time with it (above 1.05: it pays)\n")
+    for trick, case, make, patch, turns in CASES:
+        on, off = make(), make()
+        times = be.in_turns([("with", with_patch_cost(on)), ("without", switched(off, patch))], turns=turns)
+        low, mid, high = be.median_interval(be.turn_ratios(times, "without", "with"))
+        pays = "pays" if low > 1.05 else "does not pay" if high < 1.05 else "too close to call"
+        print(f"   {trick:34s} {case:34s} without/with {mid:5.3f}x (95% {low:.3f}-{high:.3f}) -> {pays}")
+
+
+if __name__ == "__main__":
+    main()
