@@ -344,8 +344,8 @@ def _columns(verts, edges, labels, m, max_width):
     for v in _topological([v for v in verts if v.kind != "const"], preds):
         ins = [col[id(a)] for a in preds[id(v)] if a.kind != "const"]
         col[id(v)] = 0 if v.kind == "leaf" else (max(ins) + 1 if ins else 1)
-    for v in verts:
-        if v.kind == "const":
+    for v in verts:                              # an input stands just left of its first user
+        if v.kind in ("const", "leaf") and users[id(v)]:
             col[id(v)] = max(0, min(col[id(u)] for u in users[id(v)]) - 1)
     out = next(v for v in reversed(verts) if v.kind == "output")
     col[id(out)] = max(col[id(v)] for v in verts if v is not out) + 1
