@@ -11,11 +11,12 @@ passes the sizes in, with a :class:`Metrics` of spacings in the same unit.
     labels = [(width, height) or None per edge]      # the gradient written beside it
     placed = layout(model, sizes, labels, metrics, max_width)
 
-The layout: columns by the longest distance from the leaves (a constant just left of its
-first user, the output last); the columns are packed into the fewest bands no wider than
-``max_width`` (a circled letter carries an edge on to the next band); long edges pass
-through invisible waypoints, one per column; rows are ordered to cut crossings, then each
-box moves towards its neighbours without overlapping another.  y grows downwards.
+The layout: operations in columns by their longest distance from the leaves, each input
+(leaf or constant) just left of its first user, the output last; the columns are packed
+into the fewest bands no wider than ``max_width`` (a circled letter carries an edge on to
+the next band); long edges pass through invisible waypoints, one per column; rows are
+ordered to cut crossings, then each box moves towards its neighbours without overlapping
+another.  y grows downwards.
 """
 import math
 
@@ -330,12 +331,12 @@ def layout(model, sizes, labels, m, max_width, top=0.0):
 def _columns(verts, edges, labels, m, max_width):
     """Columns, bands and the chains of boxes each edge passes through.
 
-    Columns: the longest distance from the leaves (constants just left of their first
-    user, the output last).  Columns are packed into bands no wider than ``max_width``;
-    a band break becomes a pair of connector columns (an exit at the end of one band, an
-    entry at the start of the next), and leaves or constants whose users all lie in a
-    later band move to that band's entry column.  Long edges get waypoints (shared by
-    all edges from one source)."""
+    Columns: an operation's longest distance from the leaves; an input (leaf or
+    constant) just left of its first user; the output last.  Columns are packed into
+    bands no wider than ``max_width``; a band break becomes a pair of connector columns
+    (an exit at the end of one band, an entry at the start of the next), and inputs
+    whose users all lie in a later band move to that band's entry column.  Long edges
+    get waypoints (shared by all edges from one source)."""
     preds, users = {id(v): [] for v in verts}, {id(v): [] for v in verts}
     for a, b, e in edges:
         preds[id(b)].append(a)

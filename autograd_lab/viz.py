@@ -5,7 +5,7 @@ traced backward), ``plot_jacobian`` a Jacobian as a heatmap (rows weighted by a 
 ``plot_where`` how ``where`` routes values forward and gradients back.
 
 matplotlib is an optional extra (``pip install 'autograd_lab[viz]'``); this module is
-the only place (with ``widgets.py``) that imports it.  Every function returns a
+the only place (with ``widgets/``) that imports it.  Every function returns a
 :class:`BookFigure` -- a plain matplotlib ``Figure`` that a notebook shows as a PNG with
 alt text -- and stores a one-sentence description in ``fig._al_alt``.  ``show(fig)``
 displays a figure with that alt text and closes it.
