@@ -253,18 +253,38 @@ def layout(model, sizes, labels, m, max_width, top=0.0):
         v.x, v.y = m.margin + v.w / 2, top + v.h / 2
         return Layout(verts, [], [], [], [], v.w + 2 * m.margin, top + v.h, 1)
     layers, kinds, chains = _columns(verts, edges, labels, m, max_width)
+    segs = _segments(edges, chains)
+    _order_layers(layers, segs)
+    _place_rows(layers, [s for s in segs if not (s[0].kind == "exit" and s[1].kind == "entry")], m)
+    _name_connectors(layers, segs)
+    left, right = _place_columns(layers, kinds, m)
+    pieces = [_pieces(chain, e, m) for (_, _, e), chain in zip(edges, chains)]
+    placed = _place_labels(edges, pieces, labels, left, right, m)
     nbands = kinds[-1][1] + 1
+    rules, height = _stack_bands(layers, edges, pieces, placed, nbands, top, m)
+    boxes = [v for layer in layers for v in layer]
+    connectors = [v for v in boxes if v.kind in ("exit", "entry")]
+    width = max(v.x + v.w / 2 for v in boxes) + m.margin
+    return Layout(verts, connectors, pieces, placed, rules, width, height, nbands)
+
+
+def _segments(edges, chains):
+    """The steps of the edges from one column to the next, each once: (from, to, where
+    it enters (rows), port or None, the edge's kind)."""
     segs, seen = [], set()
     for (a, b, e), chain in zip(edges, chains):
         for p, q in zip(chain, chain[1:]):
-            key = (id(p), id(q), e.port if q is b else -1)
+            port = e.port if q is b else None   # an edge's last step enters a port
+            key = (id(p), id(q), -1 if port is None else port)
             if key not in seen:
                 seen.add(key)
-                port = e.port if q is b else None   # an edge's last step enters a port
                 segs.append((p, q, 0.0 if port is None else _port_frac(q, port), port, e.kind))
-    _order_layers(layers, segs)
-    _place_rows(layers, [s for s in segs if not (s[0].kind == "exit" and s[1].kind == "entry")], m)
-    letters = _connector_names()                 # name the connectors in reading order
+    return segs
+
+
+def _name_connectors(layers, segs):
+    """Letters for the circled connectors, in reading order; an entry takes its exit's."""
+    letters = _connector_names()
     for layer in layers:
         for v in layer:
             if v.kind == "exit":
@@ -272,21 +292,24 @@ def layout(model, sizes, labels, m, max_width, top=0.0):
     for a, b, *_ in segs:
         if a.kind == "exit" and b.kind == "entry":
             b.letter = a.letter
-    left, right = _place_columns(layers, kinds, m)
 
-    pieces = [_pieces(chain, e, m) for (_, _, e), chain in zip(edges, chains)]
+
+def _place_labels(edges, pieces, labels, left, right, m):
+    """Each edge's label in the middle of the gap left of its target, on its edge (or
+    ``m.label_lift`` above it); the labels in one gap pushed apart so none overlap."""
     placed = [None] * len(edges)
-    for k, ((a, b, e), chain) in enumerate(zip(edges, chains)):
+    for k, (_, b, _) in enumerate(edges):
         if labels[k] is None:
             continue
         w, h = labels[k]
-        x = (right[b.col - 1] + left[b.col]) / 2  # the middle of the gap left of the target
-        y = _curve_y(pieces[k][-1][0][-2], pieces[k][-1][0][-1], x)
+        x = (right[b.col - 1] + left[b.col]) / 2
+        points = pieces[k][-1][0]
+        y = _curve_y(points[-2], points[-1], x)
         if m.label_lift is not None:
             y -= h / 2 + m.label_lift
         placed[k] = Label(x, y, w, h, b.band, b.col)
     groups = {}
-    for lab in placed:                           # labels in one gap must not overlap
+    for lab in placed:
         if lab is not None:
             groups.setdefault((lab.band, lab.col), []).append(lab)
     for group in groups.values():
@@ -296,36 +319,31 @@ def layout(model, sizes, labels, m, max_width, top=0.0):
             offs.append(offs[-1] + (p.h + q.h) / 2 + m.label_gap)
         for lab, z, o in zip(group, _pav([lab.y - o for lab, o in zip(group, offs)]), offs):
             lab.y = z + o
+    return placed
 
-    # stack the bands, each as tall as its boxes and labels
-    allv = [v for layer in layers for v in layer]
+
+def _stack_bands(layers, edges, pieces, placed, nbands, top, m):
+    """Stack the bands from y = ``top`` down, each as tall as its boxes and labels, with
+    ``m.band_gap`` between them; returns the rules' heights and the bottom."""
+    boxes = [v for layer in layers for v in layer]
+    labels = [lab for lab in placed if lab is not None]
     lo, hi = [math.inf] * nbands, [-math.inf] * nbands
-    for v in allv:
-        lo[v.band], hi[v.band] = min(lo[v.band], v.y - v.h / 2), max(hi[v.band], v.y + v.h / 2)
-    for lab in placed:
-        if lab is not None:
-            lo[lab.band] = min(lo[lab.band], lab.y - lab.h / 2)
-            hi[lab.band] = max(hi[lab.band], lab.y + lab.h / 2)
+    for v in boxes + labels:
+        lo[v.band] = min(lo[v.band], v.y - v.h / 2)
+        hi[v.band] = max(hi[v.band], v.y + v.h / 2)
     shift, rules, cursor = [], [], top
-    for b in range(nbands):
-        if b:
+    for band in range(nbands):
+        if band:
             rules.append(cursor - m.band_gap / 2)
-        shift.append(cursor - lo[b])
-        cursor += hi[b] - lo[b] + (m.band_gap if b < nbands - 1 else 0.0)
-    for v in allv:
+        shift.append(cursor - lo[band])
+        cursor += hi[band] - lo[band] + (m.band_gap if band < nbands - 1 else 0.0)
+    for v in boxes + labels:
         v.y += shift[v.band]
-    for lab in placed:
-        if lab is not None:
-            lab.y += shift[lab.band]
-    bands = [(a.band, b.band) for a, b, _ in edges]
-    for k, edge_pieces in enumerate(pieces):
-        first = [bands[k][0]] + [bands[k][1]] * (len(edge_pieces) - 1)
-        for (points, _), band in zip(edge_pieces, first):
+    for (a, b, _), edge_pieces in zip(edges, pieces):   # a second piece is in the target's band
+        for k, (points, _) in enumerate(edge_pieces):
             for p in points:
-                p[1] += shift[band]
-    connectors = [v for v in allv if v.kind in ("exit", "entry")]
-    width = max(v.x + v.w / 2 for v in allv) + m.margin
-    return Layout(verts, connectors, pieces, placed, rules, width, cursor, nbands)
+                p[1] += shift[a.band if k == 0 else b.band]
+    return rules, cursor
 
 
 def _columns(verts, edges, labels, m, max_width):
