@@ -431,7 +431,6 @@ class _Run:
         self.vertices.append(v)
         return v
 
-
     def _new_slot(self, value, per_line=3, exact=False):
         a = np.array(value._data if isinstance(value, Tensor) else value, dtype=np.float64)
         self.slot_specs.append(_Slot(a.shape, per_line, a if exact else None))
