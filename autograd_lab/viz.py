@@ -5,7 +5,7 @@ traced backward), ``plot_jacobian`` a Jacobian as a heatmap (rows weighted by a 
 ``plot_where`` how ``where`` routes values forward and gradients back.
 
 matplotlib is an optional extra (``pip install 'autograd_lab[viz]'``); this module is
-the only place (with ``widgets.py``) that imports it.  Every function returns a
+the only place (with ``widgets/``) that imports it.  Every function returns a
 :class:`BookFigure` -- a plain matplotlib ``Figure`` that a notebook shows as a PNG with
 alt text -- and stores a one-sentence description in ``fig._al_alt``.  ``show(fig)``
 displays a figure with that alt text and closes it.
@@ -45,8 +45,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("autograd_lab.viz draws with matplotlib, an optional extra of "
                       "autograd_lab: pip install 'autograd_lab[viz]'") from exc
 
-from .recording import AccumulateGrad, edge as _edge_of, is_stand_in
 from .tensor import Tensor
+from .graph_layout import GraphModel, Metrics, layout
 
 # -- colours -----------------------------------------------------------------------------
 PAPER = "#fbfaf6"        # the card every figure is drawn on
@@ -362,483 +362,52 @@ def _value_block(value, width, max_lines=3):
     return [summary(value, width)]
 
 
-class _Vertex:
-    __slots__ = ("kind", "lines", "order", "col", "pos", "y", "w", "h", "x", "nports", "band",
-                 "freed", "letter")
-
-    def __init__(self, kind, lines, order):
-        self.kind = kind          # "leaf" | "op" | "const" | "output" | "dummy" | "exit" | "entry"
-        self.lines = lines        # [(text, style)]
-        self.order = order        # discovery order: the first guess for the row order
-        self.col = 0
-        self.pos = 0.0
-        self.y = 0.0
-        self.x = 0.0
-        self.w = 0.0
-        self.h = 0.16
-        self.nports = 1
-        self.band = 0
-        self.freed = False
-        self.letter = None
+# the spacings of a graph picture, in inches (1 inch is 100 pixels of the page)
+_INCHES = Metrics(margin=0.3, gap=0.5, label_pad=0.28, row_gap=0.2, dummy_gap=0.08, dummy_h=0.16,
+                  conn=0.26, exit=0.25, band_gap=0.5, port_step=0.15, port_inset=0.08,
+                  label_gap=0.04, label_lift=0.03)
 
 
-class _Edge:
-    __slots__ = ("src", "dst", "port", "kind", "label", "chain")
+def _value_lines(value, width, style="value", prefix=""):
+    """A value's lines in a box, ``prefix`` on the first (its shape below, when shortened)."""
+    block = _value_block(value, width - len(prefix))
+    lines = [((prefix if k == 0 else " " * len(prefix)) + s, style) for k, s in enumerate(block)]
+    if _array(value).size > 1 and "…" in block[0] and not block[0].startswith("shape"):
+        lines.append(("shape " + _shape_str(_array(value).shape), "muted"))
+    return lines
 
-    def __init__(self, src, dst, port, kind, label=None):
-        self.src, self.dst, self.port, self.kind, self.label = src, dst, port, kind, label
-        self.chain = [src, dst]
 
-
-class _GraphModel:
-    """The vertices and edges of the picture, read off ``grad_fn`` / ``next`` / ``args``."""
-
-    def __init__(self, tensor, names, trace, value_width):
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"draw_graph() takes a Tensor, not {type(tensor).__name__}")
-        self.vertices = []
-        self.edges = []
-        self.trace = trace
-        self.width = value_width
-        self.tensor_names, self.node_names = {}, {}
-        for name, t in (names or {}).items():
-            if not isinstance(t, Tensor):
-                raise TypeError(f"names[{name!r}] is a {type(t).__name__}; names maps display "
-                                "names to tensors, e.g. {'W': W, 'x': x}")
-            self.tensor_names.setdefault(id(t), str(name))
-            if t.grad_fn is not None:
-                self.node_names.setdefault(id(t.grad_fn), str(name))
-        self.edge_grads = trace.edge_grads() if trace is not None else {}
-        self.received = trace.received() if trace is not None else {}
-        self.n_leaves = self.n_ops = self.n_consts = 0
-        self.freed_any = False
-        self.leaf_names, self.op_names = [], []
-        self.root = None
-        self.output = None
-        self._walk(tensor)
-
-    def _add(self, kind, lines):
-        v = _Vertex(kind, lines, len(self.vertices))
-        self.vertices.append(v)
-        return v
-
-    def _value_lines(self, value, style="value", prefix=""):
-        block = _value_block(value, self.width - len(prefix))
-        lines = [((prefix if k == 0 else " " * len(prefix)) + s, style) for k, s in enumerate(block)]
-        if _array(value).size > 1 and ("…" in block[0] or block[0].startswith("shape")) \
-                and not block[0].startswith("shape"):
-            lines.append(("shape " + _shape_str(_array(value).shape), "muted"))
+def _box_lines(v, width):
+    """The lines of text (text, style) in the box of model vertex ``v``."""
+    if v.kind in ("leaf", "output"):
+        lines = [(v.name, "name")] + _value_lines(v.value, width)
+        if v.grad is not None:
+            lines += _value_lines(v.grad, width, "grad", "grad " if v.kind == "leaf" else "seed ")
         return lines
-
-    def _walk(self, tensor):
-        out_name = self.tensor_names.get(id(tensor))
-        if tensor.grad_fn is None:
-            if tensor.requires_grad:            # a leaf on its own
-                self._leaf(_edge_of(tensor))
-            else:
-                self._add("const", [(out_name or "tensor", "name")] + self._value_lines(tensor)
-                          + [("requires_grad=False: nothing recorded", "note")])
-                self.n_consts += 1
-            return
-        root = self.root = tensor.grad_fn
-        seen, stack, order = set(), [root], []
-        while stack:                             # preorder, inputs in order: leaf 0 is the
-            node = stack.pop()                   # first leaf met reading the formula
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            order.append(node)
-            stack.extend(reversed([c for c in node.next if c is not None]))
-        by_id, self._const_by_id = {}, {}
-        for node in order:
-            if isinstance(node, AccumulateGrad):
-                by_id[id(node)] = self._leaf(node)
-            else:
-                by_id[id(node)] = self._op(node, skip_name=out_name)
-        for node in order:
-            if isinstance(node, AccumulateGrad):
-                continue
-            v = by_id[id(node)]
-            for i, child in enumerate(node.next):
-                if child is not None:
-                    g = self.edge_grads.get((id(node), i))
-                    label = None if g is None else _value_block(g, 16, 3)
-                    if label:
-                        label = ["← " + label[0]] + ["  " + s for s in label[1:]]
-                    self.edges.append(_Edge(by_id[id(child)], v, i, "grad", label))
-                elif node.args is not None and i < len(node.args):
-                    c = self._const(node.args[i])
-                    self.edges.append(_Edge(c, v, i, "const", ["none"] if self.trace is not None else None))
-        lines = [(out_name or "output", "name")] + self._value_lines(tensor)
-        seed = self.received.get(id(root))
-        if seed is not None:
-            lines += self._value_lines(seed, "grad", prefix="seed ")
-        self.output = self._add("output", lines)
-        self.edges.append(_Edge(by_id[id(root)], self.output, 0, "out"))
-
-    def _leaf(self, node):
-        var = node.variable
-        name = self.tensor_names.get(id(var))
-        if name is None:
-            name = f"leaf {sum(1 for n in self.leaf_names if n.startswith('leaf '))}"
-        self.leaf_names.append(name)
-        self.n_leaves += 1
-        lines = [(name, "name")] + self._value_lines(var)
-        g = self.received.get(id(node))
-        if g is not None:
-            lines += self._value_lines(g, "grad", prefix="grad ")
-        return self._add("leaf", lines)
-
-    def _op(self, node, skip_name=None):
-        lines = []
-        name = self.node_names.get(id(node))
-        if name is not None and name != skip_name:
-            lines.append((name, "muted"))
-        lines.append((node.name().split("::")[-1], "op"))
-        if is_stand_in(node.out):               # a big output no rule reads: not kept
-            lines += [("shape " + _shape_str(node.out.shape), "muted"), ("value not kept", "note")]
-        elif node.overwritten:                  # its numbers were written over in place since
-            lines += [("shape " + _shape_str(node.out.shape), "muted"), ("overwritten in place", "note")]
+    if v.kind == "op":
+        lines = ([(v.name, "muted")] if v.name else []) + [(v.op, "op")]
+        if v.value is None:
+            lines += [("shape " + _shape_str(v.shape), "muted"), (v.note, "note")]
         else:
-            lines += self._value_lines(node.out)
-        v = self._add("op", lines)
-        v.nports = max(1, len(node.next))
-        if node.freed:
-            v.freed = True
-            self.freed_any = True
-            v.lines.append(("saved values freed", "note"))
-        self.n_ops += 1
-        self.op_names.append(node.name().split("::")[-1])
-        return v
-
-    def _const(self, arg):
-        if isinstance(arg, Tensor) and id(arg) in self._const_by_id:
-            return self._const_by_id[id(arg)]
-        self.n_consts += 1
-        if isinstance(arg, Tensor):
-            name = self.tensor_names.get(id(arg))
-            if name is None:
-                name = "mask (bool)" if arg._data.dtype == np.bool_ else "constant"
-            lines = [(name, "muted")] + self._value_lines(arg)
-        elif isinstance(arg, (bool, int, float, np.number, np.bool_)):
-            lines = [("number", "muted"), (_num(arg), "value")]
-        else:
-            lines = [("constant", "muted"), (repr(arg)[:self.width], "value")]
-        v = self._add("const", lines)
-        if isinstance(arg, Tensor):
-            self._const_by_id[id(arg)] = v
-        return v
+            lines += _value_lines(v.value, width)
+        return lines + ([("saved values freed", "note")] if v.freed else [])
+    if v.note is not None:                       # a tensor with no graph, drawn alone
+        return [(v.name, "name")] + _value_lines(v.value, width) + [(v.note, "note")]
+    if v.text is not None:                       # a constant that is not a number
+        return [(v.name, "muted"), (v.text[:width], "value")]
+    if isinstance(v.value, Tensor):
+        return [(v.name, "muted")] + _value_lines(v.value, width)
+    return [(v.name, "muted"), (_num(v.value), "value")]
 
 
-_CONN = 0.26       # diameter of the circled letter joining an edge across bands (inches)
-
-
-def _layout(model, max_width):
-    """Place every vertex (inches; y grows downwards).
-
-    Columns: longest distance from the leaves (constants just left of their first user,
-    the output last).  Columns are packed into bands no wider than ``max_width``; a band
-    break becomes a pair of connector columns (an exit at the end of one band, an entry
-    at the start of the next), and leaves or constants whose users all lie in a later
-    band move to that band's entry column.  Long edges get dummy vertices (shared by all
-    edges from one source).  Rows: barycentre sweeps cut crossings; heights: isotonic
-    smoothing pulls each vertex towards its neighbours without overlaps."""
-    ruler = _measure()
-    verts, edges = model.vertices, model.edges
-    for v in verts:                              # box sizes from the measured labels
-        sizes = [ruler.size(t, s) for t, s in v.lines]
-        v.w = max(0.85, max(w for w, _ in sizes) + 0.22)
-        v.h = sum(h for _, h in sizes) + 0.14
-    if not edges:
-        v = verts[0]
-        v.x, v.y = 0.3 + v.w / 2, 0.0
-        return [[v]], 1
-    preds, users = {id(v): [] for v in verts}, {id(v): [] for v in verts}
-    for e in edges:
-        preds[id(e.dst)].append(e)
-        users[id(e.src)].append(e)
-    col = {}
-    for v in _topological([v for v in verts if v.kind != "const"], preds):
-        ins = [col[id(e.src)] for e in preds[id(v)] if e.src.kind != "const"]
-        col[id(v)] = 0 if v.kind == "leaf" else (max(ins) + 1 if ins else 1)
-    for v in verts:
-        if v.kind == "const":
-            col[id(v)] = max(0, min(col[id(e.dst)] for e in users[id(v)]) - 1)
-    out = model.output
-    col[id(out)] = max(col[id(v)] for v in verts if v is not out) + 1
-    ncols = col[id(out)] + 1
-
-    col_w = [0.0] * ncols
-    for v in verts:
-        col_w[col[id(v)]] = max(col_w[col[id(v)]], v.w)
-    label_w = [0.0] * ncols
-    for e in edges:
-        if e.label:
-            style = "edge" if e.kind != "const" else "note"
-            w = max(ruler.width(s, style) for s in e.label)
-            label_w[col[id(e.dst)]] = max(label_w[col[id(e.dst)]], w)
-    gap = [0.0] + [max(0.5, label_w[c] + 0.28) for c in range(1, ncols)]
-
-    # an input whose users all lie in a later band moves to that band's entry column
-    movers = [(col[id(v)], min(col[id(e.dst)] for e in users[id(v)]), v.w) for v in verts
-              if v.kind in ("const", "leaf") and users[id(v)]]
-    starts = _band_starts(col_w, gap, max_width, movers)
-    kinds = []                                   # per new column: (kind, band, old column)
-    real = {}
-    for b, s in enumerate(starts):
-        e_ = starts[b + 1] - 1 if b + 1 < len(starts) else ncols - 1
-        if b > 0:
-            kinds.append(("entry", b, None))
-        for c in range(s, e_ + 1):
-            real[c] = len(kinds)
-            kinds.append(("real", b, c))
-        if b + 1 < len(starts):
-            kinds.append(("exit", b, None))
-    entry_col = {b: k for k, (kind, b, _) in enumerate(kinds) if kind == "entry"}
-    for v in verts:
-        v.col = real[col[id(v)]]
-    for v in verts:                              # inputs next to their users, band-wise
-        if v.kind in ("const", "leaf") and users[id(v)]:
-            first = min(e.dst.col for e in users[id(v)])
-            b_user = kinds[first][1]
-            if b_user > kinds[v.col][1]:
-                v.col = entry_col[b_user]
-
-    shared = {}
-    extra = []
-    for e in edges:
-        chain = [e.src]
-        c = e.src.col
-        while True:
-            c += 1
-            if kinds[c - 1][0] == "exit" and kinds[e.dst.col][1] > kinds[c][1]:
-                c = entry_col[kinds[e.dst.col][1]]   # jump straight to the target's band
-            if c >= e.dst.col:
-                break
-            d = shared.get((id(e.src), c))
-            if d is None:
-                kind = kinds[c][0]
-                d = _Vertex("dummy" if kind == "real" else kind, [], e.src.order + 0.5)
-                d.col = c
-                if kind == "real":
-                    d.w, d.h = 0.0, 0.16
-                else:
-                    d.w = d.h = _CONN
-                shared[(id(e.src), c)] = d
-                extra.append(d)
-            chain.append(d)
-        chain.append(e.dst)
-        e.chain = chain
-    layers = [[] for _ in kinds]
-    for v in sorted(verts + extra, key=lambda v: v.order):
-        layers[v.col].append(v)
-        v.band = kinds[v.col][1]
-    segs, seen = [], set()
-    for e in edges:
-        for a, b in zip(e.chain, e.chain[1:]):
-            key = (id(a), id(b), e.port if b is e.dst else -1)
-            if key not in seen:
-                seen.add(key)
-                segs.append((a, b, _port_frac(b, e.port) if b is e.dst else 0.0, e))
-    _order_layers(layers, segs)
-    _place_rows(layers, [s for s in segs if not (s[0].kind == "exit" and s[1].kind == "entry")])
-    letters = _connector_names()                  # name the connectors in reading order
-    for layer in layers:
-        for v in layer:
-            if v.kind == "exit":
-                v.letter = next(letters)
-    for a, b, _, _ in segs:
-        if a.kind == "exit" and b.kind == "entry":
-            b.letter = a.letter
-
-    x = 0.0
-    for k, (kind, b, c) in enumerate(kinds):
-        w = max([v.w for v in layers[k]] + [0.0])
-        if k == 0 or kinds[k - 1][1] != b:       # a band starts: back to the left margin
-            x = 0.3
-        elif kind == "exit":
-            x += 0.25
-        elif kind == "real":
-            x += gap[c]
-        for v in layers[k]:
-            v.x = x + w / 2
-        x += w
-    return layers, len(starts)
-
-
-def _band_starts(col_w, gap, max_width, movers=()):
-    """Where each band starts: the fewest bands that fit ``max_width``, with the columns
-    spread so the widest band is as narrow as possible (no lonely last column).
-    ``movers``: (column, first user's column, width) of inputs, which move to the entry
-    column of their first user's band when that band starts after their column."""
-    n = len(col_w)
-
-    def width(s, e):
-        entry = max([_CONN] + [w for c, u, w in movers if c < s <= u <= e])
-        w = 0.6 + (entry + gap[s] if s > 0 else 0.0) + col_w[s]
-        w += sum(gap[c] + col_w[c] for c in range(s + 1, e + 1))
-        return w + (0.25 + _CONN if e < n - 1 else 0.0)
-
-    for k in range(1, n + 1):
-        # best[j][e]: the smallest possible widest band, covering columns 0..e with j bands
-        best = [[math.inf] * n for _ in range(k + 1)]
-        cut = [[0] * n for _ in range(k + 1)]
-        for e in range(n):
-            best[1][e] = width(0, e)
-        for j in range(2, k + 1):
-            for e in range(n):
-                for s in range(1, e + 1):
-                    w = max(best[j - 1][s - 1], width(s, e))
-                    if w < best[j][e]:
-                        best[j][e], cut[j][e] = w, s
-        if best[k][n - 1] <= max_width or k == n:
-            starts, e = [], n - 1
-            for j in range(k, 1, -1):
-                s = cut[j][e]
-                starts.append(s)
-                e = s - 1
-            return [0] + starts[::-1]
-    return [0]
-
-
-def _port_frac(v, port):
-    k = v.nports
-    return (port - (k - 1) / 2) * 0.1 if k > 1 else 0.0
-
-
-def _port_offset(v, port):
-    """Where input ``port`` enters an op's box: spread down its left side, input 0 on top."""
-    k = v.nports
-    if k <= 1:
-        return 0.0
-    step = min(0.15, (v.h - 0.08) / (k - 1))
-    return (port - (k - 1) / 2) * step
-
-
-def _topological(verts, preds):
-    """``verts`` ordered so that every vertex comes after the vertices feeding it."""
-    index = {id(v) for v in verts}
-    state, out = set(), []
-    for root in verts:
-        if id(root) in state:
-            continue
-        state.add(id(root))
-        stack = [(root, iter([e.src for e in preds[id(root)] if id(e.src) in index]))]
-        while stack:
-            v, it = stack[-1]
-            for u in it:
-                if id(u) not in state:
-                    state.add(id(u))
-                    stack.append((u, iter([e.src for e in preds[id(u)] if id(e.src) in index])))
-                    break
-            else:
-                stack.pop()
-                out.append(v)
-    return out
-
-
-def _crossings(segs):
-    by_col = {}
-    for a, b, frac, _ in segs:
-        by_col.setdefault(a.col, []).append((a.pos, b.pos + frac))
-    total = 0
-    for pairs in by_col.values():
-        for i in range(len(pairs)):
-            a1, b1 = pairs[i]
-            for j in range(i + 1, len(pairs)):
-                a2, b2 = pairs[j]
-                if (a1 - a2) * (b1 - b2) < 0:
-                    total += 1
-    return total
-
-
-def _order_layers(layers, segs):
-    """Barycentre heuristic: sort each column by the mean row of its neighbours, sweeping
-    right then left, and keep the order with the fewest crossings."""
-    def number():
-        for layer in layers:
-            for k, v in enumerate(layer):
-                v.pos = float(k)
-
-    number()
-    left, right = {}, {}
-    for a, b, frac, _ in segs:
-        right.setdefault(id(a), []).append((b, frac))
-        left.setdefault(id(b), []).append((a, frac))
-    best, best_cross = [list(layer) for layer in layers], _crossings(segs)
-    for sweep in range(8):
-        forward = sweep % 2 == 0
-        for c in (range(1, len(layers)) if forward else range(len(layers) - 2, -1, -1)):
-            keys = {}
-            for v in layers[c]:
-                nb = ([a.pos - frac for a, frac in left.get(id(v), [])] if forward else
-                      [b.pos + frac for b, frac in right.get(id(v), [])])
-                keys[id(v)] = sum(nb) / len(nb) if nb else v.pos
-            layers[c].sort(key=lambda v: (keys[id(v)], v.order))
-            for k, v in enumerate(layers[c]):
-                v.pos = float(k)
-        cross = _crossings(segs)
-        if cross < best_cross:
-            best_cross, best = cross, [list(layer) for layer in layers]
-    for c, layer in enumerate(best):
-        layers[c] = layer
-    number()
-
-
-def _pav(values, weights=None):
-    """The non-decreasing sequence closest (weighted least squares) to ``values``."""
-    weights = weights or [1.0] * len(values)
-    blocks = []                                  # [weighted sum, total weight, count]
-    for v, w in zip(values, weights):
-        blocks.append([v * w, w, 1])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
-            s, w2, n = blocks.pop()
-            blocks[-1][0] += s
-            blocks[-1][1] += w2
-            blocks[-1][2] += n
-    out = []
-    for s, w, n in blocks:
-        out += [s / w] * n
-    return out
-
-
-def _place_rows(layers, segs, gap=0.2):
-    """y (downwards, inches) for every vertex: rows keep their order and a minimum gap,
-    and each vertex moves towards the weighted mean height of its neighbours (constants
-    pull less, so a chain of operations stays straight)."""
-    def offsets(layer):
-        offs = [0.0]
-        for a, b in zip(layer, layer[1:]):
-            g = gap if a.kind not in ("dummy",) or b.kind not in ("dummy",) else 0.08
-            offs.append(offs[-1] + (a.h + b.h) / 2 + g)
-        return offs
-
-    for layer in layers:
-        offs = offsets(layer)
-        mid = offs[-1] / 2 if offs else 0.0
-        for v, o in zip(layer, offs):
-            v.y = o - mid
-    nbrs = {}
-    for a, b, frac, e in segs:
-        off_b = _port_offset(b, e.port) if b is e.dst else 0.0
-        w = 0.15 if e.kind == "const" else 1.0
-        nbrs.setdefault(id(a), []).append((b, -off_b, w))
-        nbrs.setdefault(id(b), []).append((a, off_b, w))
-    for sweep in range(30):
-        for c in (range(len(layers)) if sweep % 2 == 0 else range(len(layers) - 1, -1, -1)):
-            layer = layers[c]
-            if not layer:
-                continue
-            offs = offsets(layer)
-            want, weight = [], []
-            for v in layer:
-                nb = nbrs.get(id(v), [])
-                tw = sum(w for _, _, w in nb)
-                want.append(sum((u.y + d) * w for u, d, w in nb) / tw if nb else v.y)
-                weight.append(tw if nb else 0.05)
-            z = _pav([w - o for w, o in zip(want, offs)], weight)
-            for v, zz, o in zip(layer, z, offs):
-                v.y = zz + o
+def _edge_label(e, traced):
+    """The gradient written beside an edge ("← ..."), as lines, or None."""
+    if e.kind == "const":
+        return ["none"] if traced else None
+    if e.grad is None:
+        return None
+    block = _value_block(e.grad, 16, 3)
+    return ["← " + block[0]] + ["  " + s for s in block[1:]]
 
 
 def draw_graph(tensor, names=None, *, trace=None, title=None, figsize=None, max_width=6.8,
@@ -863,61 +432,30 @@ def draw_graph(tensor, names=None, *, trace=None, title=None, figsize=None, max_
     joins an edge that continues in the next band); the default, 6.8 inches at 100 dpi,
     fits the book's text column, so its pictures are shown at their own size.  ``figsize`` fixes the figure size
     (its width is the band width; the drawing is scaled to fit, the text is not).
+    The graph and its layout are ``graph_layout``'s, shared with the graph explorer.
     """
     if figsize is not None:
         max_width = float(figsize[0])
-    model = _GraphModel(tensor, names, trace, value_width)
-    layers, nbands = _layout(model, max_width)
-    verts = [v for layer in layers for v in layer]
-    edges = model.edges
+    model = GraphModel(tensor, names, trace)
     ruler = _measure()
-
-    labels = []                                  # [edge, x, y, w, h, style]
-    for e in edges:
-        if not e.label:
-            continue
-        a, b = e.chain[-2], e.dst
+    lines = [_box_lines(v, value_width) for v in model.vertices]
+    sizes = []
+    for box in lines:                            # box sizes from the measured labels
+        measured = [ruler.size(t, s) for t, s in box]
+        sizes.append((max(0.85, max(w for w, _ in measured) + 0.22), sum(h for _, h in measured) + 0.14))
+    labels, label_sizes = [], []
+    for e in model.edges:
+        text = _edge_label(e, trace is not None)
         style = "edge" if e.kind != "const" else "note"
-        w = max(ruler.width(s, style) for s in e.label)
-        h = ruler.size(e.label[0], style)[1] * len(e.label)
-        ax_ = a.x + a.w / 2 if a.kind != "dummy" else a.x
-        x = (ax_ + b.x - b.w / 2) / 2
-        y = (a.y + b.y + _port_offset(b, e.port)) / 2 - h / 2 - 0.03
-        labels.append([e, x, y, w, h, style])
-    by_gap = {}
-    for lab in labels:
-        by_gap.setdefault(lab[0].dst.col, []).append(lab)
-    for group in by_gap.values():                # labels in one gap must not overlap
-        group.sort(key=lambda lab: lab[2])
-        offs = [0.0]
-        for p, q in zip(group, group[1:]):
-            offs.append(offs[-1] + (p[4] + q[4]) / 2 + 0.04)
-        z = _pav([lab[2] - o for lab, o in zip(group, offs)])
-        for lab, zz, o in zip(group, z, offs):
-            lab[2] = zz + o
+        labels.append(None if text is None else (text, style))
+        label_sizes.append(None if text is None else
+                           (max(ruler.width(s, style) for s in text), ruler.size(text[0], style)[1] * len(text)))
+    placed = layout(model, sizes, label_sizes, _INCHES, max_width, top=0.5 if title else 0.2)
 
-    top = [math.inf] * nbands                    # stack the bands, each with its own extent
-    bottom = [-math.inf] * nbands
-    for v in verts:
-        top[v.band] = min(top[v.band], v.y - v.h / 2)
-        bottom[v.band] = max(bottom[v.band], v.y + v.h / 2)
-    for e, x, y, w, h, style in labels:
-        top[e.dst.band] = min(top[e.dst.band], y - h / 2)
-        bottom[e.dst.band] = max(bottom[e.dst.band], y + h / 2)
-    title_h = 0.5 if title else 0.2
-    shift, cursor = [], title_h
-    for b in range(nbands):
-        shift.append(cursor - top[b])
-        cursor += bottom[b] - top[b] + (0.5 if b < nbands - 1 else 0.0)
-    for v in verts:
-        v.y += shift[v.band]
-    for lab in labels:
-        lab[2] += shift[lab[0].dst.band]
-
-    width = max(max(v.x + v.w / 2 for v in verts) + 0.3, 3.2)
-    legend = _graph_legend(model, nbands > 1)
+    width = max(placed.width, 3.2)
+    legend = _graph_legend(model, placed.nbands > 1)
     legend_lines = textwrap.wrap(legend, max(40, int((width - 0.5) / (7.5 * 0.56 / 72))))
-    height = cursor + 0.25 + 0.16 * len(legend_lines) + 0.12
+    height = placed.height + 0.25 + 0.16 * len(legend_lines) + 0.12
     fig = _new_figure(*(figsize if figsize is not None else (width, height)))
     ax = fig.add_axes([0, 0, 1, 1])
     ax.set_axis_off()
@@ -930,22 +468,22 @@ def draw_graph(tensor, names=None, *, trace=None, title=None, figsize=None, max_
         ax.set_ylim(-(height + dh) / 2, -(height - dh) / 2)
     if title:
         _text(ax, 0.3, -0.27, title, "title", ha="left", va="center")
-    for b in range(1, nbands):                    # a faint rule between bands
-        yb = -(shift[b] + top[b] - 0.25)
-        ax.plot([0.2, width - 0.2], [yb, yb], color=RULE, lw=0.6, ls=(0, (1, 3)))
-    _draw_edges(ax, edges)
-    for v in verts:
-        if v.kind in ("exit", "entry"):
-            _text(ax, v.x, -v.y, v.letter, "legend", ha="center", va="center", color=INK, zorder=6,
-                  bbox=dict(boxstyle="circle,pad=0.2", fc=PAPER, ec=INK, lw=0.8))
-        elif v.kind != "dummy":
-            _draw_box(ax, v)
-    for e, x, y, w, h, style in labels:
-        _text(ax, x, -y, "\n".join(e.label), style, ha="center", va="center", zorder=6,
-              linespacing=1.1, bbox=dict(boxstyle="round,pad=0.1", fc=PAPER, ec="none", alpha=0.9))
+    for y in placed.rules:                       # a faint rule between bands
+        ax.plot([0.2, width - 0.2], [-y, -y], color=RULE, lw=0.6, ls=(0, (1, 3)))
+    for e, pieces in zip(model.edges, placed.pieces):
+        _draw_edge(ax, e.kind, pieces)
+    for c in placed.connectors:
+        _text(ax, c.x, -c.y, c.letter, "legend", ha="center", va="center", color=INK, zorder=6,
+              bbox=dict(boxstyle="circle,pad=0.2", fc=PAPER, ec=INK, lw=0.8))
+    for v, box, text in zip(model.vertices, placed.boxes, lines):
+        _draw_box(ax, v, box, text)
+    for label, at in zip(labels, placed.labels):
+        if at is not None:
+            _text(ax, at.x, -at.y, "\n".join(label[0]), label[1], ha="center", va="center", zorder=6,
+                  linespacing=1.1, bbox=dict(boxstyle="round,pad=0.1", fc=PAPER, ec="none", alpha=0.9))
     for k, line in enumerate(legend_lines):
-        _text(ax, 0.3, -(cursor + 0.28 + 0.16 * k), line, "legend", ha="left", va="center")
-    fig._al_alt = _graph_alt(model, tensor, trace)
+        _text(ax, 0.3, -(placed.height + 0.28 + 0.16 * k), line, "legend", ha="left", va="center")
+    fig._al_alt = _graph_alt(model, tensor, trace, lines, labels)
     return fig
 
 
@@ -963,7 +501,7 @@ def _graph_legend(model, wrapped):
     return " ".join(parts)
 
 
-def _graph_alt(model, tensor, trace):
+def _graph_alt(model, tensor, trace, lines, labels):
     """The graph in words, with the numbers the picture shows: each box's value (and a
     leaf's gradient, the output's seed), and each edge's gradient after a traced backward.
     Constants a backward freed are not drawn, and the text says so rather than counting
@@ -983,13 +521,14 @@ def _graph_alt(model, tensor, trace):
         s += (f", with {model.n_consts} constant input{'' if one else 's'} that "
               f"receive{'s' if one else ''} no gradient")
 
-    def words(v):
-        return " ".join(" ".join(text.split()) for text, style in v.lines if style != "note")
-    boxes = [words(v) for v in model.vertices if v.kind in ("leaf", "op", "output")]
+    def words(k):
+        return " ".join(" ".join(text.split()) for text, style in lines[k] if style != "note")
+    boxes = [words(v.id) for v in model.vertices if v.kind in ("leaf", "op", "output")]
     s += ". Boxes: " + "; ".join(boxes).rstrip(".")
     if trace is not None:
-        edges = [f"{words(e.src).split(' ')[0]} gets {' '.join(' '.join(e.label).replace('←', '').split())} "
-                 f"from {words(e.dst).split(' ')[0]}" for e in model.edges if e.kind == "grad" and e.label]
+        edges = [f"{words(e.src).split(' ')[0]} gets {' '.join(' '.join(label[0]).replace('←', '').split())} "
+                 f"from {words(e.dst).split(' ')[0]}"
+                 for e, label in zip(model.edges, labels) if e.kind == "grad" and label]
         if edges:
             s += ". Gradients sent back along the edges: " + "; ".join(edges)
     return s if s.endswith(".") else s + "."
@@ -999,19 +538,19 @@ _BOX = {"leaf": (LEAF_FILL, BLUE, "-"), "op": (OP_FILL, DARK_ORANGE, "-"),
         "output": (OUT_FILL, GREEN, "-"), "const": (CONST_FILL, MUTED, "--")}
 
 
-def _draw_box(ax, v):
+def _draw_box(ax, v, box, lines):
     fill, edge, ls = _BOX[v.kind]
     if v.freed:
         ls = (0, (4, 2))
-    x0, y0 = v.x - v.w / 2, -(v.y + v.h / 2)
-    ax.add_patch(FancyBboxPatch((x0, y0), v.w, v.h, boxstyle="round,pad=0,rounding_size=0.07",
+    x0, y0 = box.x - box.w / 2, -(box.y + box.h / 2)
+    ax.add_patch(FancyBboxPatch((x0, y0), box.w, box.h, boxstyle="round,pad=0,rounding_size=0.07",
                                 fc=fill, ec=edge, lw=1.3 if v.kind != "const" else 1.0, ls=ls,
                                 zorder=4))
     ruler = _measure()
-    y = v.y - v.h / 2 + 0.07
-    for text, style in v.lines:
+    y = box.y - box.h / 2 + 0.07
+    for text, style in lines:
         h = ruler.size(text, style)[1]
-        _text(ax, v.x, -(y + h / 2), text, style, ha="center", va="center", zorder=5)
+        _text(ax, box.x, -(y + h / 2), text, style, ha="center", va="center", zorder=5)
         y += h
 
 
@@ -1025,49 +564,19 @@ def _curve(points):
     return Path(verts, codes)
 
 
-def _draw_edges(ax, edges):
-    for e in edges:
-        const = e.kind == "const"
-        color, ls, lw = (MUTED, "--", 1.0) if const else (INK, "-", 1.25)
-        pieces, cur = [], [_leave(e.chain[0])]
-        for a, b in zip(e.chain, e.chain[1:]):
-            if a.kind == "exit" and b.kind == "entry":      # continue in the next band
-                pieces.append((cur, False))
-                cur = [_leave(b)]
-                continue
-            if b is e.dst:
-                cur.append((b.x - b.w / 2, -(b.y + _port_offset(b, e.port))))
-            elif b.kind == "dummy":
-                cur.append((b.x, -b.y))
-            else:                                            # into an exit connector
-                cur.append((b.x - b.w / 2, -b.y))
-        pieces.append((cur, True))
-        for pts, arrow in pieces:
-            if len(pts) < 2:
-                continue
-            path = _curve(pts)
-            if arrow:
-                ax.add_patch(FancyArrowPatch(path=path, arrowstyle="-|>,head_length=5,head_width=2.6",
-                                             mutation_scale=1, color=color, lw=lw, ls=ls, zorder=3))
-            else:
-                ax.add_patch(PathPatch(path, fill=False, ec=color, lw=lw, ls=ls, zorder=3))
+def _draw_edge(ax, kind, pieces):
+    color, ls, lw = (MUTED, "--", 1.0) if kind == "const" else (INK, "-", 1.25)
+    for points, arrow in pieces:
+        if len(points) < 2:
+            continue
+        path = _curve([(x, -y) for x, y in points])
+        if arrow:
+            ax.add_patch(FancyArrowPatch(path=path, arrowstyle="-|>,head_length=5,head_width=2.6",
+                                         mutation_scale=1, color=color, lw=lw, ls=ls, zorder=3))
+        else:
+            ax.add_patch(PathPatch(path, fill=False, ec=color, lw=lw, ls=ls, zorder=3))
 
 
-def _leave(v):
-    return (v.x, -v.y) if v.kind == "dummy" else (v.x + v.w / 2, -v.y)
-
-
-def _connector_names():
-    k = 0
-    while True:
-        n, s = k, ""
-        while True:
-            s = chr(ord("A") + n % 26) + s
-            n = n // 26 - 1
-            if n < 0:
-                break
-        yield s
-        k += 1
 # ==========================================================================================
 # plot_jacobian
 # ==========================================================================================

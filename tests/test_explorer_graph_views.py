@@ -76,7 +76,7 @@ def test_every_control_of_the_page_graph_explorer_draws_autograd_labs_numbers(ch
     ex = fresh_explorer()
     context, page, problems, outside = open_page(chromium, book_server + BOOK.page, theme)
     try:
-        view = page_view(page, kind="graph")
+        view = page_view(page, kind="graph_explorer")
         root = view.root
         assert root.get_attribute("data-host") == "page"
         sent = record_messages(page, view)
@@ -95,7 +95,7 @@ def test_every_control_of_the_page_graph_explorer_draws_autograd_labs_numbers(ch
 def test_the_page_snaps_a_typed_value_and_says_so_and_refuses_one_it_has_no_state_for(chromium, book_server):
     context, page, problems, _ = open_page(chromium, book_server + BOOK.page, None)
     try:
-        view = page_view(page, kind="graph")
+        view = page_view(page, kind="graph_explorer")
         box = view.locate("param-1").locator("input[type=text]")
         view.use(Control("type", "param-1", "2.4"))
         assert box.input_value() == "3"
@@ -117,7 +117,7 @@ def test_the_graph_explorer_fits_the_window_at_its_natural_size(chromium, book_s
     for theme in ("light", "dark"):
         context, page, problems, _ = open_page(chromium, book_server + BOOK.page, theme)
         try:
-            root = page_view(page, kind="graph").root
+            root = page_view(page, kind="graph_explorer").root
             box = root.bounding_box()
             assert box["height"] <= 700 and box["width"] <= 780
             svg = root.locator('[data-role="graph"]').bounding_box()
@@ -139,7 +139,7 @@ def test_the_graph_explorer_runs_live_in_jupyterlab(chromium, lab):
     page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
     try:
         run_all_in_lab(page, lab, BOOK.chapter)
-        root = lab_views(page, 1, "graph").first
+        root = lab_views(page, 1, "graph_explorer").first
         root.scroll_into_view_if_needed()
         assert root.get_attribute("data-host") == "kernel"
         assert root.bounding_box()["height"] <= WINDOW["height"]

@@ -686,7 +686,7 @@ def test_the_page_answers_every_reachable_state_as_the_kernel_does(tmp_path):
     page = ex._page()
     W0 = chapter_layer()[1].detach().numpy().reshape(-1)
     for k, axis in enumerate(page["axes"]):                  # the grid, 3 and 10, and the start
-        assert axis == sorted({*widgets.graph.GRID, 3.0, 10.0, float(W0[k])})
+        assert axis == sorted({*widgets.graph_explorer.GRID, 3.0, 10.0, float(W0[k])})
     messages = [{"do": "preset", "name": "all 3"}, {"set": "param", "name": "W", "index": 0, "value": -10.0},
                 {"set": "param", "name": "W", "index": 2, "value": 1.0}, {"do": "reset"},
                 {"do": "preset", "name": "all 10"}, {"set": "param", "name": "W", "index": 1, "value": 2.4},
@@ -713,7 +713,7 @@ def test_the_chapters_graph_explorer_adds_little_to_its_page():
 def test_graph_layout_fits_the_text_column_and_nothing_overlaps():
     ex, *_ = graph_explorer()
     spec = ex.spec
-    assert spec["width"] <= widgets.graph.MAX_WIDTH and spec["height"] < 460
+    assert spec["width"] <= widgets.graph_explorer.MAX_WIDTH and spec["height"] < 460
     boxes = [(v["x"] - v["w"] / 2, v["y"] - v["h"] / 2, v["x"] + v["w"] / 2, v["y"] + v["h"] / 2)
              for v in spec["vertices"]]
     boxes += [(e["label"]["x"] - e["label"]["w"] / 2, e["label"]["y"] - e["label"]["h"] / 2,

@@ -16,7 +16,7 @@ anywidget and matplotlib are optional extras: ``pip install 'autograd_lab[viz]'`
 """
 from ._base import Explorer, parse_numbers
 from .grad_outputs import GradOutputsExplorer
-from .graph import GraphExplorer
+from .graph_explorer import GraphExplorer
 from .inplace import InplaceExplorer
 from .seed import SeedExplorer
 from .where import WhereExplorer

@@ -1,42 +1,43 @@
-// graph.js: the view of GraphExplorer (a small model's graph, the value in every node and
+// graph_explorer.js: the view of GraphExplorer (a small model's graph, the value in every node and
 // the gradient on every edge after a traced backward, as its parameters move), and how a
 // page without a kernel answers it.  The layout (boxes, edges, labels) was computed in
-// Python once; the view draws it as SVG and writes the numbers of each state into it.
+// Python once (graph_layout.py, the layout of the book's graph pictures); the view draws it
+// as SVG and writes the numbers of each state into it.
 
 const GRAPH_STYLE = `
-.al-graph { --al-g-leaf: #d0eaf9; --al-g-leaf-line: #0072b2; --al-g-op: #f9eac7;
+.al-graph_explorer { --al-g-leaf: #d0eaf9; --al-g-leaf-line: #0072b2; --al-g-op: #f9eac7;
   --al-g-op-line: #9a5b00; --al-g-out: #c7eae0; --al-g-out-line: #00805d; --al-g-const: #ecebe7;
   --al-g-const-line: #77756f; --al-g-grad: #b34700; }
-html[data-theme="dark"] .al-graph, body[data-jp-theme-light="false"] .al-graph {
+html[data-theme="dark"] .al-graph_explorer, body[data-jp-theme-light="false"] .al-graph_explorer {
   --al-g-leaf: #163a52; --al-g-leaf-line: #56b4e9; --al-g-op: #3b2e12; --al-g-op-line: #e0a43a;
   --al-g-out: #0f3d31; --al-g-out-line: #3cc9a0; --al-g-const: #2b3038; --al-g-const-line: #8d929a;
   --al-g-grad: #ffa06e; }
-.al-graph .al-gsvg { display: block; max-width: 100%; height: auto; margin: 8px 0 0; overflow: visible; }
-.al-graph .al-gsvg text { font: 10.5px ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono",
+.al-graph_explorer .al-gsvg { display: block; max-width: 100%; height: auto; margin: 8px 0 0; overflow: visible; }
+.al-graph_explorer .al-gsvg text { font: 10.5px ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono",
   "Liberation Mono", monospace; fill: var(--al-fg); dominant-baseline: central; text-anchor: middle;
   white-space: pre; }
-.al-graph .al-gsvg text.t-block { text-anchor: start; }
-.al-graph .al-gsvg .t-name, .al-graph .al-gsvg .t-op { font-weight: 700; }
-.al-graph .al-gsvg .t-muted { fill: var(--al-muted); }
-.al-graph .al-gsvg .t-grad { fill: var(--al-g-grad); font-weight: 700; }
-.al-graph .al-gsvg g.l-grad text { font-size: 10px; }
-.al-graph .al-gsvg .t-pending { fill: var(--al-muted); }
-.al-graph .al-gsvg rect.b-leaf { fill: var(--al-g-leaf); stroke: var(--al-g-leaf-line); }
-.al-graph .al-gsvg rect.b-op { fill: var(--al-g-op); stroke: var(--al-g-op-line); }
-.al-graph .al-gsvg rect.b-output { fill: var(--al-g-out); stroke: var(--al-g-out-line); }
-.al-graph .al-gsvg rect.b-const { fill: var(--al-g-const); stroke: var(--al-g-const-line); stroke-dasharray: 4 2; }
-.al-graph .al-gsvg rect.b-box { stroke-width: 1.3; }
-.al-graph .al-gsvg path.e-line { fill: none; stroke: var(--al-fg); stroke-width: 1.2; }
-.al-graph .al-gsvg path.e-const { stroke: var(--al-g-const-line); stroke-dasharray: 4 3; stroke-width: 1; }
-.al-graph .al-gsvg path.e-head { fill: var(--al-fg); stroke: none; }
-.al-graph .al-gsvg path.e-head.e-const { fill: var(--al-g-const-line); }
-.al-graph .al-gsvg rect.l-back { fill: var(--al-bg); opacity: .92; }
-.al-graph .al-gsvg circle.c-ring { fill: var(--al-bg); stroke: var(--al-fg); stroke-width: 1; }
-.al-graph .al-gsvg line.r-band { stroke: var(--al-line); stroke-dasharray: 1 3; }
-.al-graph table.al-g-readout { border-collapse: collapse; margin: 0; }
-.al-graph .al-g-readout th { font-weight: 400; text-align: right; padding: 1px 8px 1px 0; white-space: nowrap; }
-.al-graph .al-g-readout td { text-align: right; padding: 1px 0 1px 10px; min-width: 4.6em; }
-.al-graph .al-g-readout tr:first-child td { font-weight: 700; }
+.al-graph_explorer .al-gsvg text.t-block { text-anchor: start; }
+.al-graph_explorer .al-gsvg .t-name, .al-graph_explorer .al-gsvg .t-op { font-weight: 700; }
+.al-graph_explorer .al-gsvg .t-muted { fill: var(--al-muted); }
+.al-graph_explorer .al-gsvg .t-grad { fill: var(--al-g-grad); font-weight: 700; }
+.al-graph_explorer .al-gsvg g.l-grad text { font-size: 10px; }
+.al-graph_explorer .al-gsvg .t-pending { fill: var(--al-muted); }
+.al-graph_explorer .al-gsvg rect.b-leaf { fill: var(--al-g-leaf); stroke: var(--al-g-leaf-line); }
+.al-graph_explorer .al-gsvg rect.b-op { fill: var(--al-g-op); stroke: var(--al-g-op-line); }
+.al-graph_explorer .al-gsvg rect.b-output { fill: var(--al-g-out); stroke: var(--al-g-out-line); }
+.al-graph_explorer .al-gsvg rect.b-const { fill: var(--al-g-const); stroke: var(--al-g-const-line); stroke-dasharray: 4 2; }
+.al-graph_explorer .al-gsvg rect.b-box { stroke-width: 1.3; }
+.al-graph_explorer .al-gsvg path.e-line { fill: none; stroke: var(--al-fg); stroke-width: 1.2; }
+.al-graph_explorer .al-gsvg path.e-const { stroke: var(--al-g-const-line); stroke-dasharray: 4 3; stroke-width: 1; }
+.al-graph_explorer .al-gsvg path.e-head { fill: var(--al-fg); stroke: none; }
+.al-graph_explorer .al-gsvg path.e-head.e-const { fill: var(--al-g-const-line); }
+.al-graph_explorer .al-gsvg rect.l-back { fill: var(--al-bg); opacity: .92; }
+.al-graph_explorer .al-gsvg circle.c-ring { fill: var(--al-bg); stroke: var(--al-fg); stroke-width: 1; }
+.al-graph_explorer .al-gsvg line.r-band { stroke: var(--al-line); stroke-dasharray: 1 3; }
+.al-graph_explorer table.al-g-readout { border-collapse: collapse; margin: 0; }
+.al-graph_explorer .al-g-readout th { font-weight: 400; text-align: right; padding: 1px 8px 1px 0; white-space: nowrap; }
+.al-graph_explorer .al-g-readout td { text-align: right; padding: 1px 0 1px 10px; min-width: 4.6em; }
+.al-graph_explorer .al-g-readout tr:first-child td { font-weight: 700; }
 `;
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -53,10 +54,16 @@ function svg(tag, attrs, ...children) {
   return el;
 }
 
-// A curve from p0 to p1 leaving and arriving horizontally (as the book's graph pictures).
-function curve([x0, y0], [x1, y1]) {
-  const dx = (x1 - x0) / 2;
-  return `M${x0},${y0} C${x0 + dx},${y0} ${x1 - dx},${y1} ${x1},${y1}`;
+// A smooth curve through the points, leaving and arriving horizontally at each (as the
+// book's graph pictures draw it: a cubic per step, its control points halfway across).
+function curve(points) {
+  let d = `M${points[0][0]},${points[0][1]}`;
+  for (let k = 1; k < points.length; k++) {
+    const [x0, y0] = points[k - 1], [x1, y1] = points[k];
+    const dx = (x1 - x0) / 2;
+    d += ` C${x0 + dx},${y0} ${x1 - dx},${y1} ${x1},${y1}`;
+  }
+  return d;
 }
 
 // A number in a sentence: as the book prints it, without the float's trailing dot.
@@ -130,7 +137,7 @@ function gridControl({label, values, value, onchange, role}) {
 }
 
 function render({model, el}) {
-  kindStyle("graph", GRAPH_STYLE);
+  kindStyle("graph_explorer", GRAPH_STYLE);
   const spec = model.get("spec") || {};
   const page = model.get("page") || {};
   const stored = page.states ? page.states.length : 0;
@@ -138,7 +145,7 @@ function render({model, el}) {
   const values = (spec.grid || []).map(plain).join(", ");
   let controls = [], buttons, readout, texts = [], labels = [];
   return explorer({
-    model, el, kind: "graph",
+    model, el, kind: "graph_explorer",
     hostText: {
       kernel: `Computed by autograd_lab in the notebook's kernel: every change runs the model and a traced ` +
         `${out}.backward(), for any value you type.`,
@@ -173,9 +180,9 @@ function render({model, el}) {
       spec.edges.forEach((e, i) => {
         const cls = e.kind === "const" ? "e-line e-const" : "e-line";
         for (const p of e.pieces) {
-          picture.append(svg("path", {class: cls, d: curve(p.points[0], p.points[1]), "data-role": `edge-${i}`}));
+          picture.append(svg("path", {class: cls, d: curve(p.points), "data-role": `edge-${i}`}));
           if (p.arrow) {
-            const [x, y] = p.points[1];
+            const [x, y] = p.points[p.points.length - 1];
             picture.append(svg("path", {class: `e-head ${e.kind === "const" ? "e-const" : ""}`,
               d: `M${x},${y} l-7,-3.5 l0,7 z`}));
           }

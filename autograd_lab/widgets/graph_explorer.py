@@ -7,9 +7,8 @@ import math
 import numpy as np
 
 from .. import viz
-from ..viz import _pav
 from ..creation import tensor as _tensor
-from ..recording import AccumulateGrad, is_stand_in
+from ..graph_layout import GraphModel, Metrics, layout
 from ..watch import trace_backward
 from ..tensor import Tensor
 from . import _base as b
@@ -60,8 +59,8 @@ class GraphExplorer(b.Explorer):
     ``.grads`` (every parameter's gradient), ``.trace``, ``.error``.
     """
 
-    kind = "graph"
-    _esm = b.module_source("graph")
+    kind = "graph_explorer"
+    _esm = b.module_source("graph_explorer")
 
     def __init__(self, fn, params, *, move=None, names=None, presets=None, grid=GRID, title=None):
         super().__init__()
@@ -87,8 +86,7 @@ class GraphExplorer(b.Explorer):
                 if not isinstance(t, Tensor):
                     raise TypeError(f"names[{name!r}] is a {type(t).__name__}; names maps display "
                                     "names to tensors, e.g. {'y_true': y_true}")
-                self.names[id(t)] = str(name)
-            self._names_keep = list((names or {}).values())     # ids stay valid while we hold them
+                self.names[str(name)] = t
             self.presets = {}
             for label, values in (presets or {}).items():
                 self.presets[str(label)] = {k: self._checked(k, v) for k, v in values.items()}
@@ -290,12 +288,8 @@ class GraphExplorer(b.Explorer):
     # -- pictures and text ------------------------------------------------------------------
     def figure(self):
         run = self._graph
-        names = {k: t for k, t in run.leaves.items()}
-        names.update({k: t for k, t in run.named.items()})
-        for t in self._names_keep:
-            names[self.names[id(t)]] = t
         moved = "  ".join(f"{m} = {b.short(self.params[m], 34)}" for m in self.move)
-        fig = viz.draw_graph(run.output, names, trace=run.trace, value_width=24, max_width=7.5,
+        fig = viz.draw_graph(run.output, run.names, trace=run.trace, value_width=24, max_width=7.5,
                              title=self.title or f"{moved}:  {list(run.named)[-1]} = "
                                                  f"{viz._num(run.output.item())}")
         fig._al_alt = self._alt(fig)
@@ -388,84 +382,51 @@ def _text(value):
 
 
 class _Run:
-    """One forward pass and its traced backward, read as the picture sees it: vertices
-    (leaves, operations, constants, the output), edges, and the slots holding the numbers."""
+    """One forward pass and its traced backward, read as the picture sees it: the graph
+    (graph_layout's model, as viz.draw_graph reads it), each box's lines, each edge, and
+    the slots holding the numbers."""
 
     def __init__(self, output, named, leaves, names, trace, wide):
         self.output, self.named, self.leaves, self.trace = output, named, leaves, trace
         self.wide = wide
         self.vertices, self.edges, self.slots, self.slot_specs = [], [], [], []
         self.leaf_grad_slot, self.leaf_value_slot = {}, {}
-        leaf_names = {id(t): k for k, t in leaves.items()}
-        node_names = {id(t.grad_fn): k for k, t in named.items() if t.grad_fn is not None}
-        out_name = list(named)[-1]
-        edge_grads, received = trace.edge_grads(), trace.received()
-
-        root = output.grad_fn
-        seen, stack, order = set(), [root], []
-        while stack:                              # the same order as viz.draw_graph
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            order.append(node)
-            stack.extend(reversed([c for c in node.next if c is not None]))
-        index, consts = {}, {}
-        for node in order:
-            if isinstance(node, AccumulateGrad):
-                var = node.variable
-                name = leaf_names.get(id(var)) or names.get(id(var)) or "leaf"
-                v = self._vertex("leaf", name, [(name, "name")])
-                self.leaf_value_slot[name] = self._value(v, var._data)
-                g = received.get(id(node))
-                if g is not None:
-                    self.leaf_grad_slot[name] = self._new_slot(g)     # in the readout, not the box
-            else:
-                label = node.name()
-                lines = [(node_names[id(node)], "muted")] if id(node) in node_names and \
-                    node_names[id(node)] != out_name else []
-                v = self._vertex("op", label, lines + [(label, "op")], op=label)
-                if is_stand_in(node.out):
-                    v["lines"].append((f"shape {viz._shape_str(node.out.shape)}", "muted"))
+        self.names = {**leaves, **names, **named}          # display name -> tensor
+        self.model = model = GraphModel(output, self.names, trace)
+        for mv in model.vertices:
+            v = self._vertex(mv.kind, mv.name if mv.kind != "op" else mv.op, op=mv.op)
+            if mv.kind == "leaf":
+                v["lines"].append((mv.name, "name"))
+                self.leaf_value_slot[mv.name] = self._value(v, mv.value._data)
+                if mv.grad is not None:
+                    self.leaf_grad_slot[mv.name] = self._new_slot(mv.grad)   # in the readout, not the box
+            elif mv.kind == "op":
+                v["lines"] += ([(mv.name, "muted")] if mv.name else []) + [(mv.op, "op")]
+                if mv.value is None:
+                    v["lines"] += [(f"shape {viz._shape_str(mv.shape)}", "muted"), (mv.note, "muted")]
                 else:
-                    v["value"] = self._value(v, node.out)
-            index[id(node)] = len(self.vertices) - 1
-        for node in order:
-            if isinstance(node, AccumulateGrad):
-                continue
-            for i, child in enumerate(node.next):
-                if child is not None:
-                    g = edge_grads.get((id(node), i))
-                    slot = None if g is None else self._new_slot(g)
-                    self.edges.append({"from": index[id(child)], "to": index[id(node)], "port": i,
-                                       "kind": "grad", "slot": slot})
-                elif node.args is not None and i < len(node.args):
-                    arg = node.args[i]
-                    key = id(arg) if isinstance(arg, Tensor) else None
-                    if key is None or key not in consts:
-                        c = self._const(arg, names)
-                        if key is not None:
-                            consts[key] = c
-                    else:
-                        c = consts[key]
-                    self.edges.append({"from": c, "to": index[id(node)], "port": i,
-                                       "kind": "const", "slot": None})
-        out = self._vertex("output", out_name, [(out_name, "name")])
-        self.output_slot = self._value(out, output._data)
-        seed = received.get(id(root))
-        if seed is not None:
-            self._value(out, seed, "grad", "seed ")
-        self.edges.append({"from": index[id(root)], "to": len(self.vertices) - 1, "port": 0,
-                           "kind": "out", "slot": None})
-        for v in self.vertices:
-            v["nports"] = max([e["port"] + 1 for e in self.edges if e["to"] == v["id"]] + [1])
+                    v["value"] = self._value(v, mv.value)
+            elif mv.kind == "const":
+                v["lines"].append((mv.name, "muted"))
+                if mv.text is not None:
+                    v["lines"].append((mv.text[:20], "value"))
+                else:
+                    self._value(v, mv.value._data if isinstance(mv.value, Tensor) else float(mv.value), exact=True)
+            else:
+                v["lines"].append((mv.name, "name"))
+                self.output_slot = self._value(v, mv.value._data)
+                if mv.grad is not None:
+                    self._value(v, mv.grad, "grad", "seed ")
+        for e in model.edges:
+            self.edges.append({"from": e.src, "to": e.dst, "port": e.port, "kind": e.kind,
+                               "slot": None if e.grad is None else self._new_slot(e.grad)})
         # the structure: what must stay the same for the picture to stay right
         self.shape = (tuple((v["kind"], v["label"], tuple(map(tuple, v["lines_key"]))) for v in self.vertices),
                       tuple((e["from"], e["to"], e["port"], e["kind"], e["slot"]) for e in self.edges),
                       tuple(s.shape for s in self.slot_specs))
 
-    def _vertex(self, kind, label, lines, op=None):
-        v = {"id": len(self.vertices), "kind": kind, "label": label, "op": op, "lines": list(lines),
+    def _vertex(self, kind, label, op=None):
+        v = {"id": len(self.vertices), "kind": kind, "label": label, "op": op, "lines": [],
              "lines_key": []}
         self.vertices.append(v)
         return v
@@ -495,30 +456,11 @@ class _Run:
         v["lines_key"].append((style, spec.shape, per_line))
         return k
 
-    def _const(self, arg, names):
-        if isinstance(arg, Tensor):
-            name = names.get(id(arg)) or ("mask (bool)" if arg._data.dtype == np.bool_ else "constant")
-            v = self._vertex("const", name, [(name, "muted")])
-            self._value(v, arg._data, exact=True)
-        elif isinstance(arg, (bool, int, float, np.number, np.bool_)):
-            v = self._vertex("const", "number", [("number", "muted")])
-            self._value(v, float(arg), exact=True)
-        else:
-            v = self._vertex("const", "constant", [("constant", "muted"), (repr(arg)[:20], "value")])
-        return v["id"]
 
-
-# -- the layout: columns, bands, rows; computed once, in pixels -------------------------------------
-class _Box:
-    """A box of the layout: a vertex of the graph, or a circled letter joining two bands."""
-
-    def __init__(self, ident, kind, w, h):
-        self.id, self.kind, self.w, self.h = ident, kind, w, h
-        self.col = self.band = 0
-        self.x = self.y = 0.0
-        self.key = None
-        self.nports = 1
-        self.letter = None
+# -- the layout: graph_layout's, in pixels ----------------------------------------------------------
+_PIXELS = Metrics(margin=MARGIN, gap=GAP, label_pad=8.0, row_gap=ROW_GAP, dummy_gap=6.0, dummy_h=12.0,
+                  conn=CONN, exit=EXIT, band_gap=BAND_GAP, port_step=14.0, port_inset=10.0,
+                  label_gap=2.0)
 
 
 def _line_chars(line, slot_specs):
@@ -540,262 +482,27 @@ def _label(slot_spec):
 
 
 def _layout(run):
-    """Where every box, edge, label and connector goes (pixels, y downwards).
-
-    Columns: operations by their longest distance from the leaves, the output last; each
-    input (leaf or constant) one column left of its first user.  The columns of operations
-    are packed into the fewest bands no wider than MAX_WIDTH (the widest band as narrow as
-    possible); a band starts with an entry column (the inputs of its first operations, and
-    a circled letter for each edge that comes from an earlier band, where it left through
-    the same letter).  Rows: each column is ordered by where its boxes' users take them
-    (input 0 on top), and every box moves towards its neighbours without overlapping
-    (inputs pull little, so a chain of operations stays straight)."""
-    verts, edges, specs = run.vertices, run.edges, run.slot_specs
-    boxes = []
-    for v in verts:
-        chars = max(_line_chars(line, specs) for line in v["lines"])
-        box = _Box(v["id"], v["kind"], max(64.0, chars * CHAR + 2 * PAD_X), len(v["lines"]) * LINE + 2 * PAD_Y)
-        box.nports = v["nports"]
-        boxes.append(box)
-    users = {box.id: [e for e in edges if e["from"] == box.id] for box in boxes}
-    for e in edges:
-        e["label"] = _label(specs[e["slot"]]) if e["slot"] is not None else None
-
-    # columns
-    def column(box):
-        if not box.col:
-            ins = [column(boxes[e["from"]]) for e in edges
-                   if e["to"] == box.id and boxes[e["from"]].kind == "op"]
-            box.col = max(ins) + 1 if ins else 1
-        return box.col
-
-    ops = [box for box in boxes if box.kind == "op"]
-    for box in ops:
-        column(box)
-    out = boxes[-1]
-    out.col = max(box.col for box in ops) + 1
-    for box in boxes:
-        if box.kind in ("leaf", "const"):
-            box.col = min(boxes[e["to"]].col for e in users[box.id]) - 1
-    last = out.col
-    gap = [GAP] * (last + 2)                     # gap[c]: the room left of column c
-    for e in edges:
-        if e["label"]:
-            c = boxes[e["to"]].col
-            gap[c] = max(gap[c], e["label"]["w"] + 8)
-
-    # bands: ranges s..e of operation columns; inputs of column s-1 open the band
-    def widths(s, e_):
-        cols = {}
-        for box in boxes:
-            inside = s <= box.col <= e_ if box.kind in ("op", "output") else s <= box.col + 1 <= e_
-            if inside:
-                cols[box.col] = max(cols.get(box.col, 0.0), box.w)
-        if s > 1:
-            cols[s - 1] = max(cols.get(s - 1, 0.0), CONN)
-        return cols
-
-    def band_width(s, e_):
-        cols = widths(s, e_)
-        w = 2 * MARGIN + sum(cols.values()) + sum(gap[c] for c in cols if c > min(cols))
-        return w + (EXIT + CONN if e_ < last else 0.0)
-
-    starts = _bands(last, band_width)
-    bands = [(s, starts[k + 1] - 1 if k + 1 < len(starts) else last) for k, s in enumerate(starts)]
-    for box in boxes:
-        c = box.col if box.kind in ("op", "output") else box.col + 1
-        box.band = next(k for k, (s, e_) in enumerate(bands) if s <= c <= e_)
-
-    # edges into a later band leave through a circled letter and enter through the same letter
-    letters, exits, entries, pieces = _letters(), {}, {}, []
-    for e in edges:
-        a, t = boxes[e["from"]], boxes[e["to"]]
-        if a.band == t.band:
-            pieces.append((e, a, t, e["port"], True))
-            continue
-        k = (a.id, t.band)
-        if k not in exits:
-            letter = next(letters)
-            x_ = _Box(None, "exit", CONN, CONN)
-            x_.col, x_.band, x_.letter = bands[a.band][1] + 1, a.band, letter
-            n_ = _Box(None, "entry", CONN, CONN)
-            n_.col, n_.band, n_.letter = bands[t.band][0] - 1, t.band, letter
-            exits[k], entries[k] = x_, n_
-            boxes += [x_, n_]
-            pieces.append((e, a, x_, 0, False))
-        pieces.append((e, entries[k], t, e["port"], True))
-
-    # keys for the order inside a column: where the users take a box, input 0 on top
-    def key(box):
-        if box.key is None:
-            us = users[box.id]
-            box.key = (0,) if not us else key(boxes[us[0]["to"]]) + (us[0]["port"],)
-        return box.key
-
-    for (a_id, _), x_ in exits.items():
-        x_.key = key(boxes[a_id])
-    for e, a, t, port, arrow in pieces:
-        if a.kind == "entry" and a.key is None:
-            a.key = key(t) + (port,)
-    layer = {}
-    for box in boxes:
-        key(box)
-        layer.setdefault((box.band, box.col), []).append(box)
-    for column_boxes in layer.values():
-        column_boxes.sort(key=lambda box: box.key)
-    _place_rows(layer, pieces)
-
-    # x: band by band, column by column
-    right = {}
-    for k, (s, e_) in enumerate(bands):
-        cols = sorted(c for (band, c) in layer if band == k)
-        x, first = MARGIN, True
-        for c in cols:
-            w = max(box.w for box in layer[(k, c)])
-            if not first:
-                x += EXIT if c > e_ else gap[c]
-            for box in layer[(k, c)]:
-                box.x = x + w / 2
-            right[(k, c)] = x + w
-            x += w
-            first = False
-
-    # the edges as curves, each gradient beside its edge (in the gap left of the target)
-    drawn = []
-    for e, a, t, port, arrow in pieces:
-        p0 = [a.x + a.w / 2, a.y]
-        p1 = [t.x - t.w / 2, t.y + _port_offset(t, port)]
-        piece = {"points": [p0, p1], "arrow": arrow, "band": t.band}
-        e.setdefault("pieces", []).append(piece)
-        if e["label"] and arrow:
-            left = t.x - max(b_.w for b_ in layer[(t.band, t.col)]) / 2      # the target column's
-            before = [x for (band, c), x in right.items() if band == t.band and c < t.col]
-            lx = (max(before) + left) / 2 if before else left - gap[t.col] / 2   # gap, centred
-            e["label"].update(x=lx, y=_curve_y(p0, p1, lx), band=t.band, col=t.col)
-            drawn.append(e["label"])
-    groups = {}
-    for lab in drawn:                            # labels in one gap must not overlap
-        groups.setdefault((lab["band"], lab["col"]), []).append(lab)
-    for labs in groups.values():
-        labs.sort(key=lambda lab: lab["y"])
-        offs = [0.0]
-        for p, q in zip(labs, labs[1:]):
-            offs.append(offs[-1] + (p["h"] + q["h"]) / 2 + 2)
-        for lab, z, o in zip(labs, _pav([lab["y"] - o for lab, o in zip(labs, offs)], [1.0] * len(labs)), offs):
-            lab["y"] = z + o
-
-    # stack the bands, each as tall as its boxes and labels
-    top, rules, shift = 0.0, [], {}
-    for k in range(len(bands)):
-        ys = [(box.y - box.h / 2, box.y + box.h / 2) for box in boxes if box.band == k]
-        ys += [(lab["y"] - lab["h"] / 2, lab["y"] + lab["h"] / 2) for lab in drawn if lab["band"] == k]
-        lo, hi = min(y for y, _ in ys), max(y for _, y in ys)
-        if k:
-            rules.append(top - BAND_GAP / 2)
-        shift[k] = top - lo
-        top += hi - lo + BAND_GAP
-    for box in boxes:
-        box.y += shift[box.band]
-    for lab in drawn:
-        lab["y"] += shift[lab["band"]]
-    for e in edges:
-        for piece in e["pieces"]:
-            for point in piece["points"]:
-                point[1] += shift[piece["band"]]
-
+    """Where every box, edge, label and connector goes (pixels, y downwards): the layout
+    of viz.draw_graph's pictures (graph_layout.layout), with boxes sized by counting
+    characters of the view's monospace font, in bands no wider than MAX_WIDTH."""
+    specs = run.slot_specs
+    sizes = [(max(64.0, max(_line_chars(line, specs) for line in v["lines"]) * CHAR + 2 * PAD_X),
+              len(v["lines"]) * LINE + 2 * PAD_Y) for v in run.vertices]
+    labels = [_label(specs[e["slot"]]) if e["slot"] is not None else None for e in run.edges]
+    placed = layout(run.model, sizes, [lab and (lab["w"], lab["h"]) for lab in labels], _PIXELS, MAX_WIDTH)
     r = lambda z: round(z, 1)                    # noqa: E731
-    width = max(right.values()) + MARGIN
     return {
-        "width": r(width), "height": r(top - BAND_GAP + 1), "rules": [r(z) for z in rules],
+        "width": r(placed.width), "height": r(placed.height + 1), "rules": [r(y) for y in placed.rules],
         "vertices": [{"kind": v["kind"], "x": r(box.x), "y": r(box.y), "w": r(box.w), "h": r(box.h),
                       "lines": [{"text": line[0], "style": line[1]} if isinstance(line, tuple) else
                                 {k: line[k] for k in ("slot", "line", "style", "prefix")} for line in v["lines"]]}
-                     for v, box in zip(verts, boxes)],
+                     for v, box in zip(run.vertices, placed.boxes)],
         "edges": [{"kind": e["kind"], "slot": e["slot"],
-                   "pieces": [{"points": [[r(x), r(y)] for x, y in p["points"]], "arrow": p["arrow"]}
-                              for p in e["pieces"]],
-                   "label": None if not e["label"] else
-                   {"x": r(e["label"]["x"]), "y": r(e["label"]["y"]), "w": r(e["label"]["w"]),
-                    "h": r(e["label"]["h"]), "lines": e["label"]["lines"], "note": e["label"]["note"]}}
-                  for e in edges],
-        "connectors": [{"x": r(box.x), "y": r(box.y), "letter": box.letter}
-                       for box in boxes if box.kind in ("exit", "entry")],
+                   "pieces": [{"points": [[r(x), r(y)] for x, y in points], "arrow": arrow}
+                              for points, arrow in pieces],
+                   "label": None if at is None else
+                   {"x": r(at.x), "y": r(at.y), "w": r(at.w), "h": r(at.h), "lines": lab["lines"],
+                    "note": lab["note"]}}
+                  for e, pieces, at, lab in zip(run.edges, placed.pieces, placed.labels, labels)],
+        "connectors": [{"x": r(c.x), "y": r(c.y), "letter": c.letter} for c in placed.connectors],
     }
-
-
-def _curve_y(p0, p1, x):
-    """The height at ``x`` of the edge drawn from p0 to p1 (a cubic with horizontal ends)."""
-    (x0, y0), (x1, y1) = p0, p1
-    lo, hi = 0.0, 1.0
-    for _ in range(30):                          # x(t) grows with t: bisect
-        t = (lo + hi) / 2
-        xt = (1 - t) ** 3 * x0 + 3 * (1 - t) * t * (x0 + x1) / 2 + t ** 3 * x1
-        lo, hi = (t, hi) if xt < x else (lo, t)
-    t = (lo + hi) / 2
-    return (1 - t) ** 3 * y0 + 3 * (1 - t) ** 2 * t * y0 + 3 * (1 - t) * t ** 2 * y1 + t ** 3 * y1
-
-
-def _bands(last, band_width):
-    """Where each band starts (columns 1..last): the fewest bands no wider than MAX_WIDTH,
-    the widest as narrow as possible."""
-    cols = range(1, last + 1)
-    for k in range(1, last + 1):
-        best = {(1, e): (band_width(1, e), [1]) for e in cols}
-        for j in range(2, k + 1):
-            for e in cols:
-                options = [(max(best[(j - 1, s - 1)][0], band_width(s, e)), best[(j - 1, s - 1)][1] + [s])
-                           for s in range(2, e + 1) if (j - 1, s - 1) in best]
-                if options:
-                    best[(j, e)] = min(options)
-        if (k, last) in best and best[(k, last)][0] <= MAX_WIDTH:
-            return best[(k, last)][1]
-    return list(cols)
-
-
-def _port_offset(box, port):
-    """Where input ``port`` enters a box: spread down its left side, input 0 on top."""
-    k = box.nports
-    if k <= 1:
-        return 0.0
-    step = min(14.0, (box.h - 10) / (k - 1))
-    return (port - (k - 1) / 2) * step
-
-
-def _place_rows(layer, pieces):
-    """y for every box: each column keeps its order and a gap between boxes, and each box
-    moves towards the mean height of its neighbours (an input pulls little)."""
-    def offsets(column_boxes):
-        offs = [0.0]
-        for p, q in zip(column_boxes, column_boxes[1:]):
-            offs.append(offs[-1] + (p.h + q.h) / 2 + ROW_GAP)
-        return offs
-
-    for column_boxes in layer.values():
-        offs = offsets(column_boxes)
-        for box, o in zip(column_boxes, offs):
-            box.y = o - offs[-1] / 2
-    nbrs = {}
-    for _, a, t, port, _ in pieces:
-        off = _port_offset(t, port)
-        w = 0.15 if a.kind in ("leaf", "const") else 1.0
-        nbrs.setdefault(id(a), []).append((t, off, w))
-        nbrs.setdefault(id(t), []).append((a, -off, w))
-    order = sorted(layer)
-    for sweep in range(30):
-        for bc in (order if sweep % 2 == 0 else order[::-1]):
-            column_boxes = layer[bc]
-            offs = offsets(column_boxes)
-            want, weight = [], []
-            for box in column_boxes:
-                nb = nbrs.get(id(box), [])
-                tw = sum(w for _, _, w in nb)
-                want.append(sum((u.y + d) * w for u, d, w in nb) / tw if nb else box.y)
-                weight.append(tw if nb else 0.05)
-            z = _pav([w - o for w, o in zip(want, offs)], weight)
-            for box, zz, o in zip(column_boxes, z, offs):
-                box.y = zz + o
-
-
-def _letters():
-    for k in itertools.count():
-        yield chr(ord("A") + k % 26) * (1 + k // 26)
