@@ -139,3 +139,22 @@ def short_name(node):
     """A node's name as torch's message about saved values prints it: ExpBackward0 is Exp."""
     name = node.name().split("::")[-1]
     return name[:-len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")
+
+
+def broadcasts_to(shape, target):
+    """Whether an array of ``shape`` broadcasts to ``target`` without growing it."""
+    return len(shape) <= len(target) and all(n == 1 or n == m for n, m in zip(reversed(shape), reversed(target)))
+
+
+def shape_error(op, arrays, err):
+    """Turn NumPy's broadcasting error into torch's sentence, naming both shapes."""
+    shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
+    if "broadcast" in str(err) and len(shapes) >= 2:
+        so_far = shapes[0]
+        for shape in shapes[1:]:              # the first input that does not fit the others
+            bad = broadcast_mismatch(so_far, shape)
+            if bad:
+                return RuntimeError(f"{bad}. Shapes {tuple(so_far)} and {tuple(shape)} do not broadcast.")
+            so_far = np.broadcast_shapes(so_far, shape)
+    name = op.name if isinstance(op.name, str) else getattr(op.forward, "__name__", "op")
+    return RuntimeError(f"{name.replace('Backward0', '')}: {err}")

@@ -162,7 +162,7 @@ def int_range(np_dtype, floats=False):
 def check_fits(number, np_dtype):
     """Refuse an int that ``np_dtype`` cannot hold, as torch refuses it where it takes a
     number as a value or bound (``where``, ``clamp``, ``**``).  Arithmetic and comparisons
-    instead wrap it around, as a C cast does (see ``graph._promote``).  Like torch, an
+    instead wrap it around, as a C cast does (see ``_promote``).  Like torch, an
     unsigned dtype also takes negatives down to -max, which wrap (uint8: -1 is 255).
     NumPy integers count as ints; beyond 64 bits any dtype refuses (``check_64_bits``)."""
     if isinstance(number, np.integer):
@@ -223,3 +223,49 @@ class iinfo:
     def __repr__(self):
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
 
+
+def promote(arrays, floating=False):
+    """Cast inputs to torch's result dtype; for an op with real-valued results
+    (``floating``), at least the default float."""
+    dtype, scalars = None, False
+    for a in arrays:                          # the common case: one dtype, nothing to do
+        if type(a) is np.ndarray:
+            if dtype is None:
+                dtype = a.dtype
+            elif a.dtype != dtype:
+                return _promote(arrays, floating)
+        elif isinstance(a, np.generic) or type(a) is int and not fits_64_bits(a):
+            return _promote(arrays, floating)
+        else:
+            scalars = True
+    if dtype is not None and (dtype.kind == "f" or not scalars):
+        return arrays
+    return _promote(arrays, floating)
+
+
+def _promote(arrays, floating):
+    # a NumPy scalar counts as a Python number (np.True_ as a float: int8 + np.True_ is float32)
+    arrays = [as_number(a) if isinstance(a, np.generic) else a for a in arrays]
+    target = result_type([a for a in arrays if isinstance(a, np.ndarray)],
+                                [a for a in arrays if isinstance(a, (bool, int, float))])
+    if target is None:
+        return arrays
+    if floating and target.kind != "f":   # int8 / 300: the numbers stay whole, the result
+        target = DEFAULT_FLOAT     # is float32 (300 never becomes an int8 first)
+    if target.kind == "f" and any(isinstance(a, np.ndarray) for a in arrays):
+        # a Python number meeting a float array is cast by NumPy to the array's dtype
+        return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target else a
+                for a in arrays]
+    return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target else
+            (_number_as(a, target) if isinstance(a, (bool, int, float)) else a)
+            for a in arrays]
+
+
+def _number_as(number, target):
+    """A Python number as a 0-d array of dtype ``target``.  An int the dtype cannot hold
+    wraps around, as torch's C cast does (int8: 300 is 44, so 300 + 1 is 45), where
+    ``np.asarray(300, np.int8)`` would refuse (``result_type`` has refused ints beyond
+    64 bits)."""
+    if isinstance(number, float):
+        return np.asarray(number, dtype=target)
+    return np.array(number).astype(target)

@@ -134,11 +134,12 @@ def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
 
 
 def walk(sends, plan):
-    """The backward walk: run each node once its gradient is complete, latest-recorded
-    first; pass what its rules return along its edges.  Returns the nodes that ran."""
-    pending, ready, ran = {}, [], []    # node -> its gradient so far; heap of (-seq, node)
+    """The backward walk: run each node once its gradient is complete, the
+    latest-recorded first, and pass what its rules return along its edges.
+    Returns the nodes that ran."""
+    pending, ready, ran = {}, [], []    # gradients so far; heap of (-seq, node)
     while True:
-        for node, g in sends:           # gradients arriving at one node add up
+        for node, g in sends:           # gradients arriving at a node add up
             if node in pending:
                 pending[node] = add(pending[node], g)
             else:
@@ -146,16 +147,17 @@ def walk(sends, plan):
                 heappush(ready, (-node.seq, node))
         if not ready:
             return ran
-        # the latest-recorded node first: everything that sends to it was recorded
-        # after it, so has already run, and its gradient is complete
+        # the latest-recorded node first: everything that sends to it was
+        # recorded after it, so has already run: its gradient is complete
         node = heappop(ready)[1]
         arrived = pending.pop(node)
         sends = ()
         if plan.needed is not None and node not in plan.needed:
-            continue                    # it leads to none of the inputs asked about
-        g = watch.arrive(node, arrived, plan) if node.hooks or node.retain or watch.tracers else arrived
+            continue                    # it leads to no input asked about
+        watched = node.hooks or node.retain or watch.tracers
+        g = watch.arrive(node, arrived, plan) if watched else arrived
         if plan.deliver(node, arrived, g):
-            continue                    # a leaf, or an input asked about, with nothing beyond
+            continue                    # a leaf or an input asked about
         sends = vjp(node, g, plan)
         ran.append(node)
 

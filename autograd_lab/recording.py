@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from . import dtypes
-from .checks import broadcast_mismatch, modified
+from .checks import broadcasts_to, shape_error
 from .modes import state
 from .tensor import Tensor
 
@@ -110,9 +110,9 @@ class Op:
             return self.forward(*args, **params)
         # tensors in: compute on their arrays, then record (see attach)
         if self.promote is True:
-            arrays = promote(arrays, self.floating)
+            arrays = dtypes.promote(arrays, self.floating)
         elif self.promote:                # promote only the inputs from this index on
-            arrays[self.promote:] = promote(arrays[self.promote:], self.floating)
+            arrays[self.promote:] = dtypes.promote(arrays[self.promote:], self.floating)
         if self.floating:
             for i, a in enumerate(arrays):
                 if type(a) is np.ndarray and a.dtype.kind in "biu":
@@ -124,7 +124,7 @@ class Op:
             else:
                 out = self.forward(*arrays, **params)
         except ValueError as e:
-            raise _shape_error(self, arrays, e) from None
+            raise shape_error(self, arrays, e) from None
         return attach(self, args, params, out, arrays)
 
     def writes_into(self, args, arrays, params):
@@ -144,7 +144,7 @@ class Op:
         shape, dtype = into.shape, into.dtype
         for a in arrays[1:]:
             if type(a) is np.ndarray:     # the same dtype, and a shape that broadcasts to x's
-                if a.dtype != dtype or a.shape != shape and not _broadcasts_to(a.shape, shape):
+                if a.dtype != dtype or a.shape != shape and not broadcasts_to(a.shape, shape):
                     return False
             elif type(a) is not float and type(a) is not int:
                 return False
@@ -165,10 +165,6 @@ class Op:
                 term = rule(t, y, *args, **params)
                 out = term if out is None else out + term
         return out
-
-
-_NUMBER_IS_ATTRIBUTE = {"PowBackward0", "PowBackward2", "RsubBackward1", "FillBackward2", "ZeroBackward0",
-                        "MaskedFillBackward0", "torch::autograd::CopySlices"}
 
 
 class Node(list):
@@ -244,24 +240,6 @@ class Node(list):
     def __repr__(self):
         return f"<{self._name.split('::')[-1]}>"      # torch::autograd::CopySlices: <CopySlices>
 
-    @property
-    def next_functions(self):
-        """One (node, 0) pair per input that can receive a gradient, as torch lists them:
-        where's condition is left out, a constant shows as None, and the scalar variants
-        of pow and rsub keep their Python number as an attribute, not an input."""
-        rules = self.op.vjp or (True,) * len(self.next)
-        drop_numbers = self._name in _NUMBER_IS_ATTRIBUTE
-        return tuple((n, 0) for n, rule, a in zip(self.next, rules, self.args or self.next)
-                     if rule is not None and not (drop_numbers and isinstance(a, (int, float))))
-
-    @property
-    def metadata(self):
-        return {}
-
-    def register_hook(self, fn):
-        raise NotImplementedError("autograd_lab supports hooks on tensors (Tensor.register_hook), "
-                                  "not on grad_fn nodes")
-
     def saved(self, create_graph):
         """The inputs and output as the rules want them: arrays for a plain backward,
         the recorded tensors when the backward itself is being recorded."""
@@ -292,53 +270,6 @@ class Node(list):
         y = Tensor._make(out)
         y._grad_fn, y._vbox = self, self.out_box
         return y
-
-    # torch's grad_fn._saved_self, _saved_other, _saved_result, _saved_<parameter> (see
-    # _saved): properties rather than a __getattr__, which would make every attribute
-    # read of every node slower (Python does not specialise them on such a class)
-    def _saved(self, field):
-        """What this node keeps for its rules under torch's name ``_saved_<field>``: an
-        input, the output or a parameter.  A value written in place since is refused, as
-        the backward would refuse it."""
-        if field in self.params:
-            return self.params[field]
-        index = _SAVED_INPUTS.get(field)
-        if index is not None and index < len(self.next) and self.op.reads_inputs:
-            kept = self.args[index] if self.args is not None else None
-            if not self.reads(index):
-                if self.op.saves == "others":
-                    return None           # torch has the field, but saved nothing: x * 2's self
-            elif isinstance(kept, (int, float)):
-                return kept               # a number: pow's exponent, kept as it was given
-            elif kept is None or type(kept) is Tensor:
-                return self._saved_value(index)
-        if field == "result" and self.op.reads_output:
-            return self._saved_value("out")
-        raise AttributeError(f"'{self._name}' object has no attribute '_saved_{field}'")
-
-    def _saved_value(self, where):
-        """Saved input ``where`` (or the output, "out") as a recorded tensor, as the backward
-        of create_graph=True would see it."""
-        if self.freed:
-            raise RuntimeError(FREED)
-        if where == "out":
-            if self.overwritten:
-                modified(self.out, self, self.out_box[0], self.out_version)
-        else:
-            a = self.args[where]
-            if a._vbox is not None and a._vbox[0] != (self.versions[where] if self.versions else 0):
-                modified(a._data, a.grad_fn, a._vbox[0], self.versions[where] if self.versions else 0)
-        args, y = self.saved(True)
-        return y if where == "out" else args[where]
-
-
-# the fields torch's nodes show: inputs (by position), the output, and the parameters of
-# ours that torch keeps under the same names (a node without one raises AttributeError)
-_SAVED_INPUTS = {"self": 0, "other": 1, "exponent": 1, "mat2": 1, "condition": 0}
-_SAVED_PARAMETERS = ("dim", "dims", "keepdim", "min", "max", "decimals", "reduction", "weight", "pos_weight",
-                     "ignore_index", "target")
-for _field in (*_SAVED_INPUTS, "result", *_SAVED_PARAMETERS):
-    setattr(Node, f"_saved_{_field}", property(lambda node, field=_field: node._saved(field)))
 
 
 def saving(node, args, result):
@@ -400,9 +331,6 @@ class AccumulateGrad:
     def __repr__(self):
         return "<AccumulateGrad>"
 
-    @property
-    def next_functions(self):
-        return ()
 
 
 def unread_inputs(op, edges):
@@ -601,72 +529,3 @@ def _push_tangent(op, args, params, result):
     result._tangent = t.astype(result._data.dtype, copy=False) if result._data.dtype.kind == "f" else t
     if state.dual_tensors is not None:    # forward_ad.dual_level takes it back at its end
         state.dual_tensors.add(result)
-
-
-def promote(arrays, floating=False):
-    """Cast inputs to torch's result dtype; for an op with real-valued results
-    (``floating``), at least the default float."""
-    dtype, scalars = None, False
-    for a in arrays:                          # the common case: one dtype, nothing to do
-        if type(a) is np.ndarray:
-            if dtype is None:
-                dtype = a.dtype
-            elif a.dtype != dtype:
-                return _promote(arrays, floating)
-        elif isinstance(a, np.generic) or type(a) is int and not dtypes.fits_64_bits(a):
-            return _promote(arrays, floating)
-        else:
-            scalars = True
-    if dtype is not None and (dtype.kind == "f" or not scalars):
-        return arrays
-    return _promote(arrays, floating)
-
-
-def _promote(arrays, floating):
-    # a NumPy scalar counts as a Python number (np.True_ as a float: int8 + np.True_ is float32)
-    arrays = [dtypes.as_number(a) if isinstance(a, np.generic) else a for a in arrays]
-    target = dtypes.result_type([a for a in arrays if isinstance(a, np.ndarray)],
-                                [a for a in arrays if isinstance(a, (bool, int, float))])
-    if target is None:
-        return arrays
-    if floating and target.kind != "f":   # int8 / 300: the numbers stay whole, the result
-        target = dtypes.DEFAULT_FLOAT     # is float32 (300 never becomes an int8 first)
-    if target.kind == "f" and any(isinstance(a, np.ndarray) for a in arrays):
-        # a Python number meeting a float array is cast by NumPy to the array's dtype
-        return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target else a
-                for a in arrays]
-    return [a.astype(target) if isinstance(a, np.ndarray) and a.dtype != target else
-            (_number_as(a, target) if isinstance(a, (bool, int, float)) else a)
-            for a in arrays]
-
-
-def _number_as(number, target):
-    """A Python number as a 0-d array of dtype ``target``.  An int the dtype cannot hold
-    wraps around, as torch's C cast does (int8: 300 is 44, so 300 + 1 is 45), where
-    ``np.asarray(300, np.int8)`` would refuse (``result_type`` has refused ints beyond
-    64 bits)."""
-    if isinstance(number, float):
-        return np.asarray(number, dtype=target)
-    return np.array(number).astype(target)
-
-
-def _broadcasts_to(shape, target):
-    """Whether an array of ``shape`` broadcasts to ``target`` without growing it."""
-    return len(shape) <= len(target) and all(n == 1 or n == m for n, m in zip(reversed(shape), reversed(target)))
-
-
-
-
-def _shape_error(op, arrays, err):
-    """Turn NumPy's broadcasting error into torch's sentence, naming both shapes."""
-    shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
-    if "broadcast" in str(err) and len(shapes) >= 2:
-        so_far = shapes[0]
-        for shape in shapes[1:]:              # the first input that does not fit the others
-            bad = broadcast_mismatch(so_far, shape)
-            if bad:
-                return RuntimeError(f"{bad}. Shapes {tuple(so_far)} and {tuple(shape)} do not broadcast.")
-            so_far = np.broadcast_shapes(so_far, shape)
-    name = op.name if isinstance(op.name, str) else getattr(op.forward, "__name__", "op")
-    return RuntimeError(f"{name.replace('Backward0', '')}: {err}")
-
