@@ -128,6 +128,8 @@ def read(spec, text):
     if not s.startswith("["):
         s = f"[{s}]"
     try:
+        if re.search(r"[()]", s):                  # as the page reads it: [ ] lists only
+            raise ValueError(s)
         a = b.parse_numbers(s)
     except ValueError:
         return {"error": f"could not read {str(text).strip()!r} as numbers: write them like "
@@ -228,6 +230,19 @@ class AnswerBox(b.Explorer):
         self.spec = {"title": title, "parts": [self._spec_of(a) for a in self.asks]}
         self._publish()
 
+    @classmethod
+    def from_bundle(cls, bundle):
+        """The box of a page bundle (an AnswerBox output's ``PAGE_MIME`` data, as stored in a
+        notebook): the same questions, answers and mistakes, judged by this kernel."""
+        self = cls.__new__(cls)
+        b.Explorer.__init__(self)
+        self.title, self.asks = bundle["spec"]["title"], []
+        self._pages = bundle["page"]["parts"]
+        self.verdicts = [None] * len(self._pages)
+        self.spec = bundle["spec"]
+        self._publish()
+        return self
+
     @staticmethod
     def _spec_of(ask):
         if ask.kind not in KINDS:
@@ -283,8 +298,8 @@ class AnswerBox(b.Explorer):
     def _check(self, i, text):
         self.error = None
         i = int(i)
-        if not 0 <= i < len(self.asks):
-            raise ValueError(f"no question {i}: this exercise has {len(self.asks)}")
+        if not 0 <= i < len(self._pages):
+            raise ValueError(f"no question {i}: this exercise has {len(self._pages)}")
         self.verdicts[i] = {**judge(self.spec["parts"][i], self._pages[i], text), "typed": str(text)}
 
     def _set(self, name, value):
@@ -301,8 +316,9 @@ class AnswerBox(b.Explorer):
 
     def summary(self):
         done = sum(1 for v in self.verdicts if v and v["kind"] == "right")
-        return (f"AnswerBox: {self.title}: {len(self.asks)} question"
-                f"{'s' * (len(self.asks) != 1)}, {done} answered right" + self._problem_suffix())
+        n = len(self._pages)
+        return (f"AnswerBox: {self.title}: {n} question{'s' * (n != 1)}, {done} answered right"
+                + self._problem_suffix())
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         """The widget view, a line of text, and the page bundle (no picture: an answer box
