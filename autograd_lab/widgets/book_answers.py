@@ -28,8 +28,10 @@ def exercise(key):
     return register
 
 
-def see(chapter, heading):
-    return (CH[chapter], heading)
+def see(chapter, heading, title=None):
+    """A section of the book: its heading as the notebook writes it (and the title to show
+    where that has TeX)."""
+    return (CH[chapter], heading) + ((title,) if title else ())
 
 
 def leaf(t):
@@ -59,7 +61,7 @@ def _(ns):
     x, M, seed = ns["x"], ns["M"], ns["seed"]
     swapped = seed.clone()
     swapped._data = np.abs(swapped._data)
-    return "check your x.grad", [Ask("x.grad", ns["predicted"], mistakes=[
+    return "another seed", [Ask("x.grad", ns["predicted"], mistakes=[
         Mistake(seed @ M, "That is Jv: the seed weighted the columns of J. Backward "
                 "weights its rows (vᵀJ).", see("00", "Rows are outputs, columns are inputs")),
         Mistake(grad_of(lambda t: t @ M, x), "That is the gradient for a seed of ones "
@@ -75,7 +77,7 @@ def _(ns):
     A, x = ns["A"], ns["x"]
     J = ns["J"]
     full = al.autograd.functional.jacobian(lambda t: t @ A, x.detach())
-    return "check the three answers", [
+    return "more outputs than inputs", [
         Ask("Shape of the Jacobian (x flat)", ns["predicted_J_shape"], kind="shape", mistakes=[
             Mistake(tuple(J.t().shape), "That is the transposed Jacobian: one row per output "
                     "(three), one column per input (two).",
@@ -144,18 +146,18 @@ def _(ns):
     return "count the walks", [
         Ask("W.grad as a multiple of this chapter's W.grad", ns["predicted_multiple"], mistakes=[
             Mistake(multiple(4), "zero_() empties W.grad: only the two walks after it count.",
-                    see("01", ".grad accumulates")),
+                    see("01", "`.grad` accumulates")),
             Mistake(replaced, "Each walk adds to W.grad, it does not replace it: two walks after "
-                    "zero_() leave twice the gradient.", see("01", ".grad accumulates")),
+                    "zero_() leave twice the gradient.", see("01", "`.grad` accumulates")),
         ]),
         Ask("One more avg.backward() then", "error", kind="choice",
             choices=("error", "W.grad becomes 3×", "W.grad stays 2×"), mistakes=[
                 Mistake("W.grad becomes 3×", "The walk before had no retain_graph=True: it freed "
                         "the saved values, so a further walk fails.",
-                        see("01", "Pitfalls: .grad of a non-leaf, and a second backward()")),
+                        see("01", "Pitfalls: `.grad` of a non-leaf, and a second `backward()`")),
                 Mistake("W.grad stays 2×", "A walk over a freed graph does not silently do "
                         "nothing: it raises an error.",
-                        see("01", "Pitfalls: .grad of a non-leaf, and a second backward()")),
+                        see("01", "Pitfalls: `.grad` of a non-leaf, and a second `backward()`")),
             ]),
     ]
 
@@ -174,19 +176,19 @@ def _(ns):
             mistakes=[
                 Mistake(ignored, "A hook that returns a tensor replaces the gradient, and "
                         "everything upstream of y_pred is built from it.",
-                        see("01", "Gradients of intermediate tensors: retain_grad and hooks")),
+                        see("01", "Gradients of intermediate tensors: `retain_grad` and hooks")),
                 Mistake(4, "The gradient is doubled once, where it passes y_pred; W and b both "
                         "get twice theirs, not four times.",
-                        see("01", "Gradients of intermediate tensors: retain_grad and hooks")),
+                        see("01", "Gradients of intermediate tensors: `retain_grad` and hooks")),
             ]),
         Ask("(b) With b.detach(): b.grad is", "None" if answer is None else str(answer),
             kind="choice", choices=("None", "zeros", "this chapter's b.grad"), mistakes=[
                 Mistake("zeros", "No edge leads back to b, so nothing is ever written to "
                         "b.grad: it stays None, not zeros.",
-                        see("01", "Cutting the graph: detach, no_grad, and Python control flow")),
+                        see("01", "Cutting the graph: `detach`, `no_grad`, and Python control flow")),
                 Mistake("this chapter's b.grad", "detach cuts the graph: b's value is used, "
                         "but no gradient reaches b.",
-                        see("01", "Cutting the graph: detach, no_grad, and Python control flow")),
+                        see("01", "Cutting the graph: `detach`, `no_grad`, and Python control flow")),
             ]),
     ]
 
@@ -212,9 +214,9 @@ def _(ns):
     return "predict relu's and clamp's gradients", [
         Ask("Gradient of relu at the points", ns["predicted_relu_grad"], mistakes=[
             Mistake(grad_of(lambda t: al.where(t >= 0, t, 0.), pts), "x > 0 is strict: at "
-                    "x = 0 it picks the constant 0, gradient 0.", see("02", "Case 2: one branch is x")),
+                    "x = 0 it picks the constant 0, gradient 0.", see("02", "Case 2: one branch is `x`")),
             Mistake(grad_of(lambda t: t, pts), "Where relu outputs the constant 0, no gradient "
-                    "flows: 0 for x <= 0.", see("02", "Case 2: one branch is x")),
+                    "flows: 0 for x <= 0.", see("02", "Case 2: one branch is `x`")),
         ]),
         Ask("Gradient of clamp(x, -1, 1) at the points", ns["predicted_clamp_grad"], mistakes=[
             Mistake(grad_of(lambda t: al.where(t <= -1, -1., al.where(t >= 1, 1., t)), pts),
@@ -222,7 +224,7 @@ def _(ns):
                     see("02", "The rule in math")),
             Mistake(grad_of(lambda t: t, pts),
                     "Outside the bounds clamp returns a constant, so the gradient there is 0.",
-                    see("02", "Case 2: one branch is x")),
+                    see("02", "Case 2: one branch is `x`")),
         ]),
     ]
 
@@ -319,9 +321,9 @@ def _(ns):
     jv = al.tensor(np.linalg.solve(M._data.T, target._data.reshape(-1)).reshape(1, -1))
     return "find the seed", [Ask("The seed v", ns["predicted_seed"], mistakes=[
         Mistake(target, "The seed is dL/dy, not x.grad: x.grad = v Mᵀ, so solve for v.",
-                see("03", "The seed is ∂L/∂y of a loss you did not write")),
-        Mistake(jv, "That solves M v = [5, 11] (Jacobian-vector); backward computes vᵀJ, "
-                "i.e. v Mᵀ.", see("03", "Vector-Jacobian, not Jacobian-vector")),
+                see("03", "The seed is $\\partial L / \\partial y$ of a loss you did not write", "The seed is ∂L/∂y of a loss you did not write")),
+        Mistake(jv, "That solves Jv = [5, 11] with J = Mᵀ (Jacobian-vector); backward "
+                "computes vᵀJ = v Mᵀ.", see("03", "Vector-Jacobian, not Jacobian-vector")),
     ])]
 
 
@@ -332,11 +334,11 @@ def _(ns):
     answer = ns["predicted_seed"]
     return "the seed of a weighted loss", [Ask("The seed", answer, mistakes=[
         Mistake(mean_seed, "[½, ½] is avg's seed; L weights the losses by 0.1 and 0.9, and "
-                "those weights are its seed.", see("03", "From losses to avg: the seed ½")),
+                "those weights are its seed.", see("03", "From `losses` to `avg`: the seed ½")),
         Mistake(answer / 2, "No extra ½ here: the weights of a weighted sum are the seed "
-                "themselves.", see("03", "From losses to avg: the seed ½")),
+                "themselves.", see("03", "From `losses` to `avg`: the seed ½")),
         Mistake(answer[:, [1, 0]], "The first weight goes with the first loss: [0.1, 0.9] in "
-                "the order of losses.", see("03", "The seed is ∂L/∂y of a loss you did not write")),
+                "the order of losses.", see("03", "The seed is $\\partial L / \\partial y$ of a loss you did not write", "The seed is ∂L/∂y of a loss you did not write")),
     ])]
 
 
@@ -362,7 +364,7 @@ def _(ns):
     return "two calls, no zeroing", [
         Ask("x.grad after the two calls", ns["predicted_x_grad"], mistakes=[
             Mistake(once, "The second call adds to x.grad, it does not replace it: twice "
-                    "[3, 7].", see("03", "Several seeds on one graph: retain_graph and zeroing")),
+                    "[3, 7].", see("03", "Several seeds on one graph: `retain_graph` and zeroing")),
         ]),
         Ask("The single seed", ns["predicted_single_seed"], mistakes=[
             Mistake(seed, "One call with [1, 1] gives half: seeds add as the gradients do "
@@ -380,7 +382,7 @@ def _(ns):
     xl = leaf(x)
     y = al.outer(xl, xl)
     (ones_grad,) = al.autograd.grad(y, xl, grad_outputs=al.ones(4, 4))
-    pit = see("04", "The pitfall: a seed with x's shape")
+    pit = see("04", "The pitfall: a seed with $x$'s shape", "The pitfall: a seed with x's shape")
     return "the trace's seed", [
         Ask("The seed", ns["predicted_seed"], mistakes=[
             Mistake(al.ones(4, 4), "A seed of ones is the seed of y.sum(); the trace weights the "
@@ -403,7 +405,7 @@ def _(ns):
     xl = leaf(x)
     (of_y,) = al.autograd.grad(al.outer(xl, xl), xl, grad_outputs=al.ones(4, 4))
     dL_dy = 3 * y ** 2
-    chain = see("04", "A longer chain: x → y = x xᵀ → z = y²")
+    chain = see("04", "A longer chain: $x \\to y = x x^\\top \\to z = y^2$", "A longer chain: x → y = x xᵀ → z = y²")
     return "the cube's gradient", [Ask("The result", ns["predicted"], mistakes=[
         Mistake(of_y, "The cube's step comes first: the seed at y is 3y², not ones.", chain),
         Mistake(dL_dy @ x, "y = x xᵀ uses x twice: the seed goes through both, 2 (3y²) x.", chain),
@@ -548,7 +550,7 @@ def _(ns):
                     "PowBackward0 keeps x, never y.", see("05b", "What each rule keeps")),
             Mistake(swap(codes.index("x.data.mul_(2)"), "error"), "A write through .data is "
                     "not counted: the rule reads 2x with no error (stale).",
-                    see("05b", "detach() against .data")),
+                    see("05b", "`detach()` against `.data`")),
             Mistake(swap(codes.index("with al.no_grad(): x.mul_(2)"), "stale"), "no_grad stops "
                     "the recording, not the version counter: the write is counted, and backward "
                     "fails.", see("05b", "Grad modes in one table")),

@@ -9,9 +9,10 @@ html[data-theme="dark"] .al-exercise, body[data-jp-theme-light="false"] .al-exer
 .al-exercise .al-part { margin: 8px 0 0; }
 .al-exercise .al-part + .al-part { border-top: 1px dashed var(--al-line); padding-top: 8px; }
 .al-exercise .al-ask { display: flex; flex-wrap: wrap; gap: 6px 8px; align-items: center; }
-.al-exercise .al-ask > label, .al-exercise legend { font-weight: 600; flex: 1 0 100%; padding: 0; }
-.al-exercise .al-ask input[type=text] { flex: 1 1 12em; min-width: 0; width: auto; font-size: 13.5px;
-  padding: 4px 6px; }
+.al-exercise .al-ask > label, .al-exercise legend { font: 600 14px/1.45 system-ui, -apple-system,
+  "Segoe UI", sans-serif; color: var(--al-fg); flex: 1 0 100%; padding: 0; margin: 0 0 2px; }
+.al-exercise .al-ask input[type=text], .al-exercise .al-ask textarea { flex: 1 1 12em; min-width: 0;
+  width: auto; font-size: 13.5px; padding: 4px 6px; }
 .al-exercise fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
 .al-exercise .al-choices { display: flex; flex-wrap: wrap; gap: 4px 16px; }
 .al-exercise .al-choices label { display: inline-flex; gap: 5px; align-items: center; cursor: pointer; }
@@ -58,10 +59,12 @@ function render({model, el}) {
             h("div", {class: "al-choices"}, part.choices.map((c, k) => h("label", {}, radios[k], c))),
             button);
         } else {
-          const input = h("input", {type: "text", id, spellcheck: "false", autocomplete: "off",
+          // Enter checks; in the two-line box of a long answer, Shift+Enter starts a new line
+          const input = h(part.long ? "textarea" : "input", {type: part.long ? null : "text", id,
+            rows: part.long ? 2 : null, spellcheck: "false", autocomplete: "off",
             autocapitalize: "off", placeholder: `e.g. ${part.example}`, "data-role": `answer-${i}`,
             "aria-describedby": `${id}-verdict`,
-            onkeydown: (e) => { if (e.key === "Enter") { e.preventDefault(); check(); } }});
+            onkeydown: (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); check(); } }});
           value = () => input.value;
           field = h("div", {class: "al-ask"}, h("label", {for: id, text: part.label}), input, button);
         }
@@ -182,7 +185,16 @@ function judge(spec, page, text) {
     if (close(image, page.target, page.tol)) return {kind: "right", text: "Right."};
     return {kind: "wrong", text: `Not yet: ${spec.image} [${image.map(fmt).join(", ")}], not [${page.target.map(fmt).join(", ")}].`};
   }
-  return {kind: "wrong", text: "Not yet: none of the usual slips gives that either. Redo it step by step, or open the solution above."};
+  let counted = "";
+  if (kind === "numbers" && answer.values.length > 1) {
+    const want = answer.values.map(num);
+    const good = typed.values.filter((g, i) => close([g], [want[i]], page.tol)).length;
+    counted = `${good} of ${want.length} entries match. `;
+  }
+  if (kind === "words") {
+    counted = `${typed.filter((g, i) => g === answer.values[i]).length} of ${typed.length} in the right place. `;
+  }
+  return {kind: "wrong", text: `Not yet: ${counted}That is none of the usual slips: redo it step by step, or open the solution above.`};
 }
 
 // The page's answer to a message: the verdict on one question, judged from the answers

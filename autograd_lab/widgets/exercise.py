@@ -15,6 +15,7 @@ message), or "not yet".
 """
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,10 +28,12 @@ RTOL = 5e-3                       # readers type four significant digits
 HUGE = 1e12
 
 
-def slug(title):
-    """The anchor MyST gives a heading (``myst_heading_anchors``)."""
-    text = re.sub(r"[`$*]", "", title).strip().lower()
-    return re.sub(r"[^\w\u4e00-\u9fff\- ]", "", text).replace(" ", "-")
+def slug(heading):
+    """The id a section gets in the book's pages (docutils' ``make_id``) from its heading
+    as written in the notebook (Markdown, TeX between $ signs)."""
+    text = re.sub(r"[`$*\\]", "", heading)
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    return re.sub(r"[^a-z0-9]+", "-", text).strip("-")
 
 
 @dataclass
@@ -38,7 +41,8 @@ class Mistake:
     """A wrong answer a learner is likely to give: its ``value`` (computed from the
     mistaken reasoning), a one-line ``hint`` naming the mistake, and the section that
     teaches it: ``(chapter, heading)``, e.g. ``("03_backward_gradient_seed", "Backward is
-    linear in the seed")``."""
+    linear in the seed")``, the heading as the notebook writes it, and a third entry, the
+    title to show, where the heading has TeX."""
     value: object
     hint: str
     section: tuple
@@ -202,8 +206,16 @@ def judge(spec, page, text):
             return {"kind": "right", "text": "Right."}
         return {"kind": "wrong", "text": f"Not yet: {spec['image']} {_fmt_list(image)}, "
                                          f"not {_fmt_list(page['target'])}."}
-    return {"kind": "wrong", "text": "Not yet: none of the usual slips gives that either. "
-                                     "Redo it step by step, or open the solution above."}
+    counted = ""
+    if kind == "numbers" and len(answer["values"]) > 1:
+        want = [float(b._from_js(v)) for v in answer["values"]]
+        good = sum(_close([g], [w], page["tol"]) for g, w in zip(typed["values"], want))
+        counted = f"{good} of {len(want)} entries match. "
+    if kind == "words":
+        good = sum(g == w for g, w in zip(typed, answer["values"]))
+        counted = f"{good} of {len(typed)} in the right place. "
+    return {"kind": "wrong", "text": f"Not yet: {counted}That is none of the usual slips: "
+                                     "redo it step by step, or open the solution above."}
 
 
 def _shape_text(shape):
@@ -249,8 +261,9 @@ class AnswerBox(b.Explorer):
             raise ValueError(f"unknown kind of question {ask.kind!r}; one of {KINDS}")
         example = ask.example or {"shape": "(2, 3)", "words": ", ".join(ask.choices[:2])}.get(
             ask.kind, "[1, 0.5]")
+        size = _numbers(ask.answer).size if ask.kind in ("numbers", "linear") else 0
         out = {"label": ask.label, "kind": ask.kind, "choices": list(ask.choices),
-               "example": example}
+               "example": example, "long": ask.kind == "words" or size > 6}
         if ask.kind == "linear":
             out["image"] = ask.target[0]
         return out
@@ -271,8 +284,9 @@ class AnswerBox(b.Explorer):
             page["target"] = _numbers(ask.target[1]).reshape(-1).tolist()
         spec = AnswerBox._spec_of(ask)
         for m in ask.mistakes:
-            chapter, heading = m.section
-            entry = {**_encode(ask, m.value), "hint": m.hint, "section": heading,
+            chapter, heading, *title = m.section
+            entry = {**_encode(ask, m.value), "hint": m.hint,
+                     "section": title[0] if title else re.sub(r"[`*]", "", heading),
                      "href": f"{chapter}#{slug(heading)}"}
             text = _as_text(ask, m.value)
             if ask.kind != "linear" and _same(spec, page, read(spec, text)["value"], answer):
