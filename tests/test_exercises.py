@@ -286,4 +286,5 @@ def test_one_exercise_per_chapter_is_judged_by_the_kernel_in_jupyterlab(chromium
                 want = judge(part, pagepart, text)["text"]
                 assert want.removeprefix("Not yet: ") in verdict.inner_text() or kind == "right"
     finally:
+        page.evaluate("window.jupyterapp && jupyterapp.serviceManager.sessions.shutdownAll()")
         context.close()
