@@ -24,7 +24,7 @@ html[data-theme="dark"] .al-exercise, body[data-jp-theme-light="false"] .al-exer
 .al-exercise .al-verdict[data-kind=mistake] { border-left-color: var(--al-accent); background: var(--al-note-bg); }
 .al-exercise .al-verdict[data-kind=bad] { border-left-color: var(--al-warn); background: var(--al-warn-bg); }
 .al-exercise .al-verdict[data-kind=wrong] { background: var(--al-off); }
-.al-exercise .al-verdict a { color: var(--al-accent); }
+.al-exercise .al-verdict a { color: var(--al-accent); text-decoration: underline; }
 .al-exercise .al-x-label { font-weight: 700; }
 `;
 
@@ -119,7 +119,7 @@ function read(spec, text) {
     const count = (c) => s.split(c).length - 1;
     const balanced = count("(") === count(")") && count("[") === count("]");
     if (!balanced || !parts.every((p) => /^\d+$/.test(p)) || (!parts.length && !s.includes("("))) {
-      return {error: `could not read '${s}' as a shape: write whole numbers, for example (2, 3).`};
+      return {error: `could not read '${s}' as a shape: write whole numbers, for example (4, 5).`};
     }
     return {value: parts.map(Number)};
   }

@@ -123,7 +123,7 @@ def read(spec, text):
         if not balanced or not all(re.fullmatch(r"\d+", p) for p in parts) \
                 or (not parts and "(" not in s):
             return {"error": f"could not read {s!r} as a shape: write whole numbers, "
-                             "for example (2, 3)."}
+                             "for example (4, 5)."}
         return {"value": [int(p) for p in parts]}
     m = re.fullmatch(r"(?:[A-Za-z_][\w.]*\.)?tensor\s*\(([\s\S]*)\)", s)
     if m:
@@ -259,7 +259,7 @@ class AnswerBox(b.Explorer):
     def _spec_of(ask):
         if ask.kind not in KINDS:
             raise ValueError(f"unknown kind of question {ask.kind!r}; one of {KINDS}")
-        example = ask.example or {"shape": "(2, 3)", "words": ", ".join(ask.choices[:2])}.get(
+        example = ask.example or {"shape": "(4, 5)", "words": ", ".join(ask.choices[:2])}.get(
             ask.kind, "[1, 0.5]")
         size = _numbers(ask.answer).size if ask.kind in ("numbers", "linear") else 0
         out = {"label": ask.label, "kind": ask.kind, "choices": list(ask.choices),
