@@ -182,6 +182,7 @@ LABELS = """() => Array.from(document.querySelectorAll('.al-exercise input, .al-
     : !document.querySelector(`label[for="${el.id}"]`)).length"""
 
 
+@pytest.mark.browser
 def test_every_answer_box_in_the_page_judges_as_the_kernel_does(chromium, book_server):
     """For every exercise: the answer (as the book prints it) is right, each listed mistake
     shows its hint and its section's link, bad input gets a message; every verdict is the
@@ -249,6 +250,7 @@ def m_href(verdict):
 
 
 # -- in JupyterLab -----------------------------------------------------------------------------------
+@pytest.mark.browser
 def test_one_exercise_per_chapter_is_judged_by_the_kernel_in_jupyterlab(chromium, lab):
     """A notebook (put into JupyterLab's folder through its contents API) shows the first box
     of every chapter, made from the chapter's stored output; the kernel judges the answer,
