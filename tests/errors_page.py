@@ -26,6 +26,12 @@ class Entry:
     prose: str = ""             # the entry's text: why, the fix, the link
 
     @property
+    def message_start(self):
+        """The heading as a reader sees it: the message's first words (in code, so that
+        quotes stay straight), an ellipsis where it is cut."""
+        return self.heading.strip("`").removesuffix("…")
+
+    @property
     def raises(self):
         return "raises-exception" in self.problem["metadata"].get("tags", [])
 
