@@ -99,7 +99,7 @@ def _fix_dots(s):
 
 def read(spec, text):
     """What the reader typed for one question -> {"value": ...} or {"error": message}."""
-    kind, label = spec["kind"], spec["label"]
+    kind = spec["kind"]
     s = str(text).strip()
     if kind == "choice":
         for c in spec["choices"]:
