@@ -149,7 +149,7 @@ def walk(sends, plan):
                 pending[node] = g
                 heappush(ready, (-node.seq, node))
                 if node.op is None and plan.targets is None:
-                    plan.delivered[node] = None     # (.grad in arrival order, as torch)
+                    plan.delivered[node] = None   # its .grad: in arrival order
         if not ready:
             return ran
         # the latest-recorded node first: everything that sends to it was

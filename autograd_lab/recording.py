@@ -167,17 +167,14 @@ class Op:
         return out
 
 
-class Node(list):
-    """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it.
-
-    The node is the list of its edges (``node.next``), one per input: the node that
-    input's gradient goes to, or None.  Being its own list, each link of a long graph is
-    one object for Python's garbage collector to walk again and again, not two (torch's
-    nodes are not Python objects at all).  It is still a node: equal to itself only, and
-    hashable, as the walk keeps nodes in dicts and sets."""
+class Node:
+    """A ``grad_fn``: one recorded call of an Op, as the backward walk sees it: its edges
+    (``next``: per input, the node that input's gradient goes to, or None), and what the
+    Op's rules will read."""
     # what every node has lives in slots (attach fills them in); what few nodes ever get
     # (hooks, a retained gradient, a tangent) falls back to the class defaults below
     __slots__ = ("op",                # the Op
+                 "next",              # the edges, one per input
                  "args",              # the inputs as given: tensors, numbers, masks
                  "arrays",            # the same as NumPy arrays (what a plain backward uses)
                  "params",            # (args, arrays and out hold arrays or stand-ins for
@@ -193,22 +190,6 @@ class Node(list):
     packed = None                     # saved_tensors_hooks: {input index or "out": (packed, unpack)}
     out_box = None                    # once its output's memory is written in place: the version
     out_version = 0                   # counter it shares, and the version the node made
-
-    __hash__ = object.__hash__        # a node, not a list: itself, whatever its edges
-
-    def __eq__(self, other):
-        return self is other
-
-    def __ne__(self, other):
-        return self is not other
-
-    def __bool__(self):                   # a node is a node, even one with no edges
-        return True
-
-    @property
-    def next(self):
-        """Per input, the node its gradient goes to, or None: the node itself."""
-        return self
 
     @property
     def freed(self):
@@ -378,9 +359,10 @@ def attach(op, args, params, out, arrays=None):
                 else:
                     inner |= 1 << i
                 if maker is not None:
-                    if node is None:  # (a list of edges, its fields filled in below: no __init__)
-                        node = Node((None,) * len(args))
-                    node[i] = maker
+                    if node is None:  # (its fields are filled in below: no __init__)
+                        node = Node()
+                        node.next = [None] * len(args)
+                    node.next[i] = maker
                     edges |= 1 << i
         if node is not None:
             name = op.name if op.name.__class__ is str else op.name(args, params)
