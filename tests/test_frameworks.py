@@ -39,7 +39,7 @@ def test_every_example_has_a_snippet_and_an_output_per_framework():
 
 
 def test_the_snippets_fit_the_column():
-    long = [f"{e}/{n}.py: {line}" for e, n in RUNS
+    long = [f"{e}/{fw.snippet(e, n).name}: {line}" for e, n in RUNS
             for line in fw.snippet(e, n).read_text(encoding="utf-8").splitlines()
             if len(line) > 72]
     assert long == []
@@ -53,5 +53,6 @@ def test_a_snippet_prints_its_stored_output(example, name):
         pytest.skip(HINT)
     got = fw.run_snippet(sys.executable, example, name)
     assert got == fw.stored(example, name).read_text(encoding="utf-8"), (
-        f"{example}/{name}.py prints something else than {example}/{name}.txt; if the change "
+        f"{fw.snippet(example, name).name} of {example} prints something else than "
+        f"{fw.stored(example, name).name}; if the change "
         "is intended: python3 tools/dev.py frameworks")

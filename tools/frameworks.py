@@ -2,10 +2,12 @@
 """The book's framework tabs: one computation in autograd_lab, PyTorch, TensorFlow and JAX,
 each with the output it really printed.
 
-    book/frameworks/<example>/<framework>.py    a snippet (framework: autograd_lab,
-                                                pytorch, tensorflow, jax)
-    book/frameworks/<example>/<framework>.txt   what it printed, captured by running it
+    book/frameworks/<example>/snippet_<framework>.py   a snippet (framework: autograd_lab,
+                                                       pytorch, tensorflow, jax)
+    book/frameworks/<example>/output_<framework>.txt   what it printed, captured by running it
 
+(Not ``jax.py``: run as a script, a file named like the package it imports would import
+itself.)
 A snippet runs in a fresh Python; what it prints to stdout is its output, and an
 exception it raises ends it with its last line, ``ExceptionName: message``, as a
 notebook with minimal tracebacks shows it. The chapters show the examples as tab sets in
@@ -63,11 +65,11 @@ def examples():
 
 
 def snippet(example, framework):
-    return SNIPPETS / example / f"{framework}.py"
+    return SNIPPETS / example / f"snippet_{framework}.py"
 
 
 def stored(example, framework):
-    return SNIPPETS / example / f"{framework}.txt"
+    return SNIPPETS / example / f"output_{framework}.txt"
 
 
 def snippet_env():
