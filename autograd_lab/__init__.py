@@ -10,8 +10,9 @@ reads like PyTorch.
 The core, which a reader opens to follow a backward pass: ``tensor.py`` (what a tensor
 is), ``recording.py`` (operations on tensors record nodes), ``ops.py`` (the rules table:
 each op's forward, VJP and JVP), ``engine.py`` (the backward walk) and ``inplace.py``
-(in-place writes, versions, views); below it ``dtypes``, ``modes``, ``checks``,
-``printing`` and ``watch`` (hooks and traces).  The shell, built on the core's public
+(in-place writes, versions, views); beside it ``dtypes``, ``modes``, ``printing``
+(below the tensor), ``checks`` and ``watch`` (hooks and traces: between the tensor and
+the walk).  The shell, built on the core's public
 names: ``creation``, ``devices``, ``tensor_functions`` (the ``al.*`` functions),
 ``methods`` (Tensor's methods, installed last), ``func``, ``autograd/``, ``nn/``,
 ``optim``, ``viz`` (pictures) and ``widgets`` (explorers).

@@ -4,8 +4,6 @@ import warnings
 
 import numpy as np
 
-from . import dtypes
-from .modes import state
 from .tensor import Tensor, unwrap
 from .userframe import user_level
 
@@ -31,7 +29,7 @@ def reduction_dims(dim, ndim):
     return tuple(dims) if isinstance(dim, (list, tuple)) else dim
 
 
-def shape_arg(shape, size):
+def shape_arg(shape):
     shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
     return tuple(int(s) for s in shape)
 
@@ -118,27 +116,6 @@ def check_into(shape, other):
     both = np.broadcast_shapes(shape, other)
     if both != tuple(shape):
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(both)}")
-
-
-def modified(data, maker, now, saved):
-    made = "" if maker is None else f", which is output 0 of {short_name(maker)},"
-    kind = "CPUBoolType" if data.dtype == np.bool_ else f"al.{dtypes.scalar_type_name(data.dtype)}Tensor"
-    raise RuntimeError(                 # (torch's legacy type names: al.FloatTensor, ..., CPUBoolType)
-        "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{kind} {list(data.shape)}]{made} is at "
-        f"version {now}; expected version {saved} instead. " + (ANOMALY_HINT if state.anomaly else HINT))
-
-
-HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-        "with al.autograd.set_detect_anomaly(True, check_nan=False).")
-ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute its "
-                "gradient. The variable in question was changed in there or anywhere later. Good luck!")
-
-
-def short_name(node):
-    """A node's name as torch's message about saved values prints it: ExpBackward0 is Exp."""
-    name = node.name().split("::")[-1]
-    return name[:-len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")
 
 
 def broadcasts_to(shape, target):

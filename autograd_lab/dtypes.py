@@ -149,6 +149,8 @@ def as_number(scalar):
 
 
 @functools.lru_cache(maxsize=None)
+
+
 def int_range(np_dtype, floats=False):
     """(low, high): the numbers torch lets into integer dtype ``np_dtype``.  An unsigned
     dtype takes ints from -max (they wrap: -1 is 255 in uint8) but floats from 0; floats

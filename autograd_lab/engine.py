@@ -26,9 +26,9 @@ from heapq import heappop, heappush
 import numpy as np
 
 from . import ops, watch
+from .checks import broadcast_mismatch
 from .inplace import check_versions
 from .modes import count, state
-from .checks import broadcast_mismatch
 from .recording import FREED, AccumulateGrad, edge
 from .tensor import Tensor
 
@@ -41,10 +41,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         grad_tensors = (None,) * len(tensors)
     elif single:
         grad_tensors = (grad_tensors,)
-    if inputs is not None and not as_tuple(inputs):
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if inputs is not None:
+        inputs = as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     seeds = make_seeds(tensors, as_tuple(grad_tensors), create_graph)
-    inputs = None if inputs is None else as_tuple(inputs)
     run(tensors, seeds, inputs, retain_graph, create_graph, accumulate=True)
 
 
@@ -93,8 +94,10 @@ def make_seeds(outputs, grad_outputs, create_graph, batched=False):
         if not y.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         if v is None:
-            if y._data.size != 1 or batched:
-                raise RuntimeError(IMPLICIT.format(tuple(y.shape)) if y._data.size != 1 else IMPLICIT_BATCHED)
+            if y._data.size != 1:
+                raise RuntimeError(IMPLICIT.format(tuple(y._data.shape)))
+            if batched:
+                raise RuntimeError(IMPLICIT_BATCHED)
             seeds.append(np.ones(y._data.shape, y._data.dtype))
             continue
         if not isinstance(v, (Tensor, np.ndarray, int, float)):
@@ -118,7 +121,7 @@ def as_tuple(x):
 def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     """Plan, walk, commit; then free the saved values the walk used, unless retained."""
     plan = Plan(outputs, seeds, inputs, create_graph, accumulate)
-    if state.counters:
+    if state.counters:                  # (count_passes)
         count("backward")
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph   # record only for create_graph
     try:
@@ -145,6 +148,8 @@ def walk(sends, plan):
             else:
                 pending[node] = g
                 heappush(ready, (-node.seq, node))
+                if node.op is None and plan.targets is None:
+                    plan.delivered[node] = None     # (.grad in arrival order, as torch)
         if not ready:
             return ran
         # the latest-recorded node first: everything that sends to it was
@@ -206,14 +211,14 @@ class Plan:
         beyond it) keeps what arrived, before its hooks: torch's order, both ways."""
         if node.op is not None and (self.targets is None or node not in self.targets):
             return False
-        passes_on = node.op is not None and any(c is not None and c in self.needed for c in node.next)
+        passes_on = node.op is not None and any(c in self.needed for c in node.next)
         self.delivered[node] = arrived if passes_on and not self.accumulate else g
         return not passes_on            # (a rule that never runs keeps its saved values, as torch)
 
     def results(self):
         """grad()'s answer: per input, its gradient or None."""
-        found = self.delivered
-        return [None if edge(x) not in found else self.owned(found[edge(x)]) for x in self.inputs]
+        found = [self.delivered.get(edge(x)) for x in self.inputs]
+        return [None if g is None else self.owned(g) for g in found]
 
     def writes(self):
         """backward()'s answer: (tensor, gradient, add in place) per .grad to write."""

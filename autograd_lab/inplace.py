@@ -1,4 +1,5 @@
-"""In-place writes, versions and views: ``x.add_(v)``, ``x[mask] = v``, ``x.zero_()``.
+"""In-place writes, versions and views: how a write into a tensor's memory is recorded,
+and how the walk refuses values changed since (``x.add_(v)``, ``x[mask] = v``, ``x.zero_()``).
 
 An in-place method is its out-of-place method recorded on the tensor, as torch records
 it: x.exp_() computes x.exp(), writes the numbers into x's memory, adds one to x's
@@ -15,8 +16,8 @@ Views: a write through a view is a write into its base.  The base's grad_fn beco
 CopySlices, which puts the view's new numbers into the base's old history; a view of the
 base then reads the base's new history (AsStridedBackward0, made when asked).
 
-The methods are installed on Tensor by ``methods.py``; recording and the walk reach this
-module through ``check_versions`` and ``modified`` and the tensor fields ``_vbox`` (the
+The methods are installed on Tensor by ``methods.py``.  The walk reaches this module
+through :func:`check_versions`; recording reads only the tensor fields ``_vbox`` (the
 version box) and ``_base``.
 """
 import sys
@@ -26,11 +27,12 @@ import weakref
 import numpy as np
 
 from . import checks, dtypes, ops, recording
-from .checks import check_into, index_key, is_mask, is_number, modified
+from .checks import check_into, index_key, is_mask, is_number
 from .modes import state
 from .tensor import Tensor, unwrap
 
 VIEW_OF_A_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
 
 def check_versions(node):
     """Something was written since the node was recorded.  Refuse to differentiate with
@@ -57,6 +59,27 @@ def check_versions(node):
             saved = node.versions[i] if node.versions else 0
             if a._vbox[0] != saved:     # torch names the node that made it now, if any
                 modified(a._data, a.grad_fn, a._vbox[0], saved)
+
+
+def modified(data, maker, now, saved):
+    made = "" if maker is None else f", which is output 0 of {short_name(maker)},"
+    kind = "CPUBoolType" if data.dtype == np.bool_ else f"al.{dtypes.scalar_type_name(data.dtype)}Tensor"
+    raise RuntimeError(                 # (torch's legacy type names: al.FloatTensor, ..., CPUBoolType)
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{kind} {list(data.shape)}]{made} is at "
+        f"version {now}; expected version {saved} instead. " + (ANOMALY_HINT if state.anomaly else HINT))
+
+
+HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with al.autograd.set_detect_anomaly(True, check_nan=False).")
+ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. Good luck!")
+
+
+def short_name(node):
+    """A node's name as torch's message about saved values prints it: ExpBackward0 is Exp."""
+    name = node.name().split("::")[-1]
+    return name[:-len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")
 
 
 class InPlaceMethods:
@@ -201,11 +224,7 @@ class InPlaceMethods:
         return self._put(ops.copy, src)
 
     def masked_fill_(self, mask, value):
-        return self._put(ops.masked_fill, *_masked(self, mask, value))
-
-    def masked_fill(self, mask, value):
-        v, key = _masked(self, mask, value)
-        return ops.masked_fill(self, v, key=key)
+        return self._put(ops.masked_fill, *masked_args(self, mask, value))
 
     def __setitem__(self, key, value):
         # torch writes one value through a lone mask with masked_fill_, which takes bool
@@ -228,7 +247,6 @@ class InPlaceMethods:
         if any(isinstance(k, np.ndarray) for k in key):
             return self._put(ops.index_put, value, key)
         return self._put(ops.copy if value._data.ndim else ops.fill, value, key)
-
 
 
 def in_place_method(method, name):
@@ -268,11 +286,10 @@ def in_place_method(method, name):
     return in_place
 
 
-
 def _made(node, t):
     """``node`` made the numbers in ``t``'s memory (an in-place write): it notes the version
     they are at, so that a later write is seen -- refused if its rules read them
-    (engine._check_versions), shown as overwritten in pictures of the recording."""
+    (check_versions), shown as overwritten in pictures of the graph."""
     if node.op.reads_output:
         node.out = t._data
     node.out_box, node.out_version = t._vbox, t._vbox[0]
@@ -303,7 +320,6 @@ def _tracked(t):
     """Whether an in-place write of (or through) ``t`` must be recorded: it requires grad
     (in grad mode) or carries a tangent."""
     return type(t) is Tensor and ((state.grad_enabled and t.requires_grad) or t._tangent is not None)
-
 
 
 def _place(view, base):
@@ -407,7 +423,7 @@ def _check_expand(shape, target, dtype):
                                f"Target sizes: {list(target)}.  Tensor sizes: {list(shape)}")
 
 
-def _masked(x, mask, value):
+def masked_args(x, mask, value):
     """(value, key) of x.masked_fill(mask, value), checked as torch checks them."""
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
         kind = mask._data.dtype if isinstance(mask, Tensor) else np.asarray(mask).dtype
@@ -421,7 +437,6 @@ def _masked(x, mask, value):
         dtypes.check_fits(value, x._data.dtype)
     check_into(x._data.shape, mask._data.shape)
     return value, (np.broadcast_to(mask._data, x._data.shape).copy(),)
-
 
 
 def _one_uint8_mask(key):

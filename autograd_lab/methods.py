@@ -19,8 +19,7 @@ from .userframe import user_level
 
 class TensorMethods:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        engine.backward(self, gradient, retain_graph, create_graph,
-                        inputs=None if inputs is None else (inputs if isinstance(inputs, (list, tuple)) else [inputs]))
+        engine.backward(self, gradient, retain_graph, create_graph, inputs)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when the gradient with respect to this tensor is computed;
@@ -150,11 +149,11 @@ class TensorMethods:
 
     # -- shape -----------------------------------------------------------------------
     def reshape(self, *shape):
-        return ops.reshape(self, shape=shape_arg(shape, self._data.size))
+        return ops.reshape(self, shape=shape_arg(shape))
 
     def view(self, *shape):
         """reshape that must share memory: refused where it would have to copy, as in torch."""
-        shape = shape_arg(shape, self._data.size)
+        shape = shape_arg(shape)
         probe = self._data.view()
         try:
             probe.shape = shape           # NumPy refuses when the strides cannot express it
@@ -284,9 +283,8 @@ class TensorMethods:
 
 
     def masked_fill(self, mask, value):
-        v, key = inplace.masked(self, mask, value)
+        v, key = inplace.masked_args(self, mask, value)
         return ops.masked_fill(self, v, key=key)
-
 
 
 class HookHandle:
@@ -299,10 +297,15 @@ class HookHandle:
 
 
 def install(cls, methods):
-    """Copy the methods (and properties) defined in ``methods``' body onto ``cls``."""
+    """Copy the methods (and properties) defined in ``methods``' body onto ``cls``, named
+    as its own (a TypeError then says ``Tensor.backward()``, as torch's does)."""
     for name, value in vars(methods).items():
-        if name not in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"):
-            setattr(cls, name, value)
+        if name in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"):
+            continue
+        for f in (value, getattr(value, "fget", None), getattr(value, "fset", None)):
+            if hasattr(f, "__qualname__") and f.__qualname__.startswith(methods.__name__ + "."):
+                f.__qualname__ = f"{cls.__name__}.{f.__name__}"
+        setattr(cls, name, value)
 
 
 install(Tensor, TensorMethods)

@@ -1,6 +1,7 @@
-"""Switches that change how operations are recorded: grad mode, anomaly detection,
-forward-mode levels, and the pass counter.  All of it is global state, read by the
-recording step in ``graph.py`` and by the engine; none of it is thread-local."""
+"""Global switches and counters that recording and the walk read: grad mode, anomaly
+detection, forward-mode levels, saved-tensor hooks, in-place write counts and the pass
+counter.  All of it is global state, read by the
+recording step in ``recording.py`` and by the walk; none of it is thread-local."""
 import functools
 
 
@@ -13,7 +14,7 @@ class _State:
     inference = False    # inside inference_mode: results are marked as inference tensors
     inference_made = False   # some inference tensor exists: recording checks its inputs
     saved_hooks = ()     # autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last
-    writing = None       # the tensor an in-place method is about to write (graph.saving)
+    writing = None       # the tensor an in-place method is about to write (recording.saving)
     into = None          # ... or its array, for its op to compute into (Op.writes_into)
     counters = ()        # active PassCounter objects
     writes = 0           # in-place writes to any tensor so far (saved-value checks)

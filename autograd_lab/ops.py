@@ -1,6 +1,6 @@
 """The rules table: every operation autograd_lab can differentiate.
 
-Each entry is one :class:`~autograd_lab.graph.Op`:
+Each entry is one :class:`~autograd_lab.recording.Op`:
 
 * a **forward** on NumPy arrays;
 * a **VJP rule** per input, ``(g, y, *inputs) -> gradient for that input``: ``g`` is the

@@ -5,7 +5,7 @@ vector-Jacobian product (VJP) rule per input and a Jacobian-vector product (JVP)
 per input.  Calling it on tensors runs the forward and, when some input requires grad,
 attaches a :class:`Node` to the result -- the result's ``grad_fn``.  The node keeps what
 the backward walk in ``engine.py`` needs: the inputs and the output (or, for big values
-its rules never read, stand-ins of the same shape), and edges (``next_functions``) to the
+its rules never read, stand-ins of the same shape), and edges (``node.next``) to the
 nodes that produced the inputs.
 
 Rules are written with the same operations they differentiate, so they are
@@ -129,7 +129,7 @@ class Op:
 
     def writes_into(self, args, arrays, params):
         """Whether this op is the in-place write under way (``state.into``: the array
-        Tensor._in_place writes, on a big tensor, and its thread) and may compute straight
+        an in-place method (inplace.in_place_method) writes, on a big tensor, and its thread) and may compute straight
         into that array -- a copy saved, and the write faster -- rather than into a new
         array the write then takes or copies: where the result has the written array's
         shape and dtype, and no rule of the node recorded now reads input 0's old value.
@@ -183,8 +183,8 @@ class Node(list):
                  "params",            # (args, arrays and out hold arrays or stand-ins for
                  "out",               #  values no rule reads: see shed)
                  "_name",             # torch's name for it, MulBackward0
-                 "stamp",             # in-place writes so far (see engine._check_versions)
-                 "seq",               # recording order (see engine._run)
+                 "stamp",             # in-place writes so far (see inplace.check_versions)
+                 "seq",               # recording order (see engine.walk)
                  "__dict__", "__weakref__")
     hooks = None                      # Tensor.register_hook on this node's output
     retain = None                     # weakref to the output, after retain_grad()
@@ -212,7 +212,7 @@ class Node(list):
 
     @property
     def freed(self):
-        """Whether a backward released the saved values (it drops ``args``: engine._run)."""
+        """Whether a backward released the saved values (it drops ``args``: engine.run)."""
         return self.args is None
 
     @property
@@ -330,7 +330,6 @@ class AccumulateGrad:
 
     def __repr__(self):
         return "<AccumulateGrad>"
-
 
 
 def unread_inputs(op, edges):

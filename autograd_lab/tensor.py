@@ -17,8 +17,6 @@ from .modes import state
 from .printing import tensor_repr
 
 
-
-
 class Tensor:
     # every tensor has its array and its grad_fn (None for a leaf); attributes that most
     # tensors never set live on the class, so making a tensor is cheap

@@ -191,6 +191,8 @@ def _half_in_float32(fn):
 
 
 @_half_in_float32
+
+
 def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``, shifted by the (detached) maximum for stability.
     Built from the rules table (Sub, Exp, Sum, Div nodes), where torch records one
@@ -203,6 +205,8 @@ def softmax(input, dim, dtype=None):
 
 
 @_half_in_float32
+
+
 def log_softmax(input, dim, dtype=None):
     """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero."""
     x = _shifted(_t(input), dim, "log_softmax")
@@ -315,6 +319,8 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 # -- torch's checks, shared with the Tensor methods of the same names -------------------
+
+
 class MinMax(tuple):
     """(values, indices), as torch's max(dim) returns them."""
     _fields = ("values", "indices")   # a named tuple: rebuilt field by field (func's aux)
@@ -324,7 +330,6 @@ class MinMax(tuple):
 
     values = property(lambda self: self[0])
     indices = property(lambda self: self[1])
-
 
 
 def checked_sub(a, b, alpha=1):

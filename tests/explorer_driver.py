@@ -316,7 +316,7 @@ def current_notebook(page):
 def page_view(page, index=0, kind=None):
     """The view of the page's explorer number ``index`` (of one ``kind`` if given), once the
     page has mounted its views, scrolled into sight."""
-    selector = ".al-x" + (f'[data-kind="{kind}"]' if kind else "")
+    selector = ".al-x" + (f'[data-kind="{kind}"]' if kind else ":not(.al-exercise)")  # not answer boxes
     page.wait_for_selector(f".al-explorer.al-mounted {selector}")
     root = page.locator(f".al-explorer {selector}").nth(index)
     root.scroll_into_view_if_needed()
@@ -343,7 +343,7 @@ def lab_views(page, count, kind=None, timeout=120_000):
     """The explorers' views in the open notebook (of one ``kind`` if given), once ``count``
     of them have drawn: under load a view mounts well after its cell ran."""
     notebook = current_notebook(page)
-    selector = ".al-x" + (f'[data-kind="{kind}"]' if kind else "")
+    selector = ".al-x" + (f'[data-kind="{kind}"]' if kind else ":not(.al-exercise)")  # not answer boxes
     page.wait_for_function("""([id, selector, count]) => Array.from(
             document.querySelectorAll(`#${id} ${selector}`)).filter(
             (el) => el.dataset.frames !== "0").length >= count""",

@@ -359,3 +359,57 @@ def test_a_page_requesting_another_host_is_caught(browser, book_server):
         assert visit.outside == ["http://example.invalid/x.js"]
     finally:
         visit.close()
+
+
+SEARCH_WORDS = 6        # what a reader pastes: the first words of the message
+FIRST_RESULTS = 3
+
+WAIT_FOR_RESULTS = """targets => {
+    const links = Array.from(document.querySelectorAll('#search-results ul.search li a'))
+        .slice(0, FIRST_RESULTS).map(a => a.href.replace(/[?][^#]*/, ''));
+    const done = document.querySelector('#search-results p.search-summary')
+        && !document.querySelector('#search-progress')?.textContent.trim();
+    return links.some(h => targets.includes(h)) || links.length === FIRST_RESULTS || done;
+}""".replace("FIRST_RESULTS", str(FIRST_RESULTS))
+
+
+def test_pasting_the_first_words_of_each_message_finds_its_entry(browser, book_server):
+    """The errors page is found by its text: for every message of book/errors.ipynb (read
+    from the notebook's outputs), its first six words typed into the book's own search box
+    (the sidebar's button, then its field; Enter) give that message's entry, as a link to
+    its section, among the first three results.  (Its own browser context, watched but
+    not routed: routing every request through the test costs a second per search.)"""
+    from errors_page import entries
+    found = entries()
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    outside, errors = [], []
+    page = context.new_page()
+    page.on("request", lambda r: r.url.startswith(book_server) or outside.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(book_server + "book/errors.html")
+        # every id a result's #anchor may name, for each entry's section
+        ids = page.evaluate("""labels => Object.fromEntries(labels.map(label => {
+            const section = document.getElementById(label).closest('section');
+            const spans = Array.from(section.querySelectorAll(':scope > span[id]'));
+            return [label, [section.id, ...spans.map(s => s.id)]];
+        }))""", [e.label for e in found])
+        missed = []
+        for entry in found:
+            query = " ".join(entry.said[1].split()[:SEARCH_WORDS])
+            # the box opens a dialog; on the results page it is the field at their top
+            page.click(".search-button-field")
+            page.locator("input[name=q]:visible").fill(query)
+            with page.expect_navigation(wait_until="commit"):
+                page.keyboard.press("Enter")
+            targets = [f"{book_server}book/errors.html#{i}" for i in ids[entry.label]]
+            page.wait_for_function(WAIT_FOR_RESULTS, arg=targets, timeout=20_000)
+            hits = page.eval_on_selector_all(
+                "#search-results ul.search li a",
+                "links => links.map(a => a.href.replace(/[?][^#]*/, ''))")[:FIRST_RESULTS]
+            if not set(targets) & set(hits):
+                missed.append(f"{query!r}: {hits}")
+        assert missed == [], f"entries not among the first {FIRST_RESULTS} results:\n" + "\n".join(missed)
+        assert outside == [] and errors == []
+    finally:
+        context.close()

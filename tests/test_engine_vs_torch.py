@@ -814,3 +814,19 @@ def test_under_anomaly_mode_the_hint_and_the_warning_are_torchs():
         said.append((error[0], error[1].replace("torch.", "al."), warned.split("\n")[0], "y = x.sigmoid()" in warned))
     ours, theirs = said
     assert ours == theirs and ours[3]
+
+
+@pytest.mark.parametrize("order", ["a * b", "b * a"])
+def test_grads_are_written_in_the_order_they_arrive_as_in_torch(order):
+    """Two .grad fields that cannot take their gradients: the error names the tensor
+    whose gradient arrived first, as torch's AccumulateGrad nodes run in that order."""
+    def first_refused(lib):
+        a = lib.tensor([1., 2.], requires_grad=True)
+        b = lib.tensor([3., 4.], requires_grad=True)
+        f = (lambda: (a * b).sum()) if order == "a * b" else (lambda: (b * a).sum())
+        f().backward()
+        a.grad.data, b.grad.data = lib.zeros(3), lib.zeros(5)
+        with pytest.raises(RuntimeError) as e:
+            f().backward()
+        return str(e.value).split(" at ")[0]
+    assert first_refused(al) == first_refused(torch)

@@ -1,6 +1,7 @@
 """The package's architecture, checked: modules import downward only (no circle), none
 reaches into another's private names, and the core a reader opens stays small."""
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ def module_name(path):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def modules():
     return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
@@ -46,6 +48,7 @@ def imports(name, path, known):
     return found
 
 
+@functools.cache
 def graph():
     """{module: modules it imports}, leaving out each module's own parent packages (Python
     imports a package before any module in it: that is no choice of the module's)."""

@@ -175,7 +175,7 @@ def cmd_refresh(args):
 def cmd_bench(args):
     python = ensure_env(args.python)
     scripts = sorted((ROOT / "bench").glob("*.py")) if (ROOT / "bench").is_dir() else []
-    scripts = [s for s in scripts if not s.name.startswith("_")]
+    scripts = [s for s in scripts if s.name.startswith("bench_")]   # (helpers and before_after.py: by hand)
     if not scripts:
         say("no benchmarks in bench/")
         return 0

@@ -26,7 +26,7 @@ of torch's two forms::
         ...
 
 ``apply`` runs the forward without recording, then attaches a graph node through the same
-``graph.attach`` every built-in operation uses: the node is named ``<ClassName>Backward``,
+``recording.attach`` every built-in operation uses: the node is named ``<ClassName>Backward``,
 drawn, hooked and counted like any other, and the engine calls ``backward`` as it calls a
 built-in VJP rule.  A forward with several outputs gets one node more per output, which
 hands its gradient to the function's node in its slot (see :func:`_slot`), so that

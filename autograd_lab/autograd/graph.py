@@ -4,7 +4,7 @@ parts of a node torch shows (``next_functions``, ``_saved_self``, ...).
 The walk needs none of this; it is torch's view of a recorded node, installed on
 ``recording.Node`` and ``recording.AccumulateGrad`` when ``al.autograd`` loads.
 """
-from ..checks import modified
+from ..inplace import modified
 from ..modes import state
 from ..recording import FREED, AccumulateGrad, Node
 from ..tensor import Tensor

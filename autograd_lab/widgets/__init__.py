@@ -25,3 +25,8 @@ from .jacobian import JacobianExplorer
 __all__ = ["Explorer", "SeedExplorer", "WhereExplorer", "JacobianExplorer", "GradOutputsExplorer",
            "GraphExplorer", "parse_numbers"]
 __all__ += ["InplaceExplorer"]
+
+# the exercises' answer boxes (exercise.py: the widget; book_answers.py: the book's exercises)
+from .exercise import AnswerBox  # noqa: E402
+from .book_answers import answer_box  # noqa: E402
+__all__ += ["AnswerBox", "answer_box"]

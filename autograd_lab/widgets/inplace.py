@@ -111,7 +111,7 @@ def _node_name(node):
 
 def _kept(node, x, y):
     """What ``node`` keeps for its backward, as (what, saved at version, version now),
-    the versions the engine compares (engine._check_versions); None for a number or an
+    the versions the engine compares (inplace.check_versions); None for a number or an
     index, which no write can change."""
     items = []
     if node.op.reads_output:                  # its output's memory, which is y's here
