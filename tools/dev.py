@@ -8,6 +8,8 @@
     python3 tools/dev.py lab      # open the chapters in JupyterLab, with live explorers
     python3 tools/dev.py screenshots  # full-page pictures of every built page, light and dark
     python3 tools/dev.py screenshot   # retake the README's picture of the built intro page
+    python3 tools/dev.py frameworks   # re-run the PyTorch/TensorFlow/JAX snippets of the tabs
+    python3 tools/dev.py frameworks --check  # ... compare instead, and run the torch tests
 
 The first run creates ``.venv`` next to this repository's README and installs
 ``requirements.txt`` into it (which ends with ``-e .``, the package itself); later runs
@@ -28,6 +30,8 @@ VENV = ROOT / ".venv"
 BUILD = ROOT / "_build"
 HTML_INDEX = BUILD / "html" / "index.html"
 STAMP_NAME = ".autograd_lab-requirements.sha256"
+FW_VENV = ROOT / ".venv-frameworks"            # PyTorch, TensorFlow, JAX: never in .venv
+FW_REQUIREMENTS = ROOT / "requirements-frameworks.txt"
 
 
 def say(msg):
@@ -43,6 +47,26 @@ def bin_dir(python):
     return Path(python).parent
 
 
+def make_env(venv, requirements):
+    """The Python of ``venv``, created if missing and (re)installed from ``requirements``
+    when it or pyproject.toml changed since the last install."""
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    if not python.exists():
+        say(f"creating the virtual environment {venv}")
+        if run([sys.executable, "-m", "venv", venv]) != 0:
+            sys.exit(f"could not create {venv.name} (on Debian/Ubuntu: apt-get install python3-venv)")
+    wanted = hashlib.sha256(
+        requirements.read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    stamp = venv / STAMP_NAME
+    if not stamp.exists() or stamp.read_text().strip() != wanted:
+        t0 = time.perf_counter()
+        if run([python, "-m", "pip", "install", "-r", requirements.name]) != 0:
+            sys.exit(f"pip install -r {requirements.name} failed")
+        stamp.write_text(wanted + "\n")
+        say(f"{venv.name} ready in {time.perf_counter() - t0:.0f} s")
+    return python
+
+
 def ensure_env(python_override=None):
     """Return the Python of the project's environment, creating/updating .venv if needed."""
     override = python_override or os.environ.get("AUTOGRAD_LAB_PYTHON")
@@ -50,22 +74,7 @@ def ensure_env(python_override=None):
         return Path(override)
     if sys.version_info < (3, 11):
         sys.exit(f"Python 3.11 or newer is needed (this is {sys.version.split()[0]})")
-    python = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    if not python.exists():
-        say(f"creating the virtual environment {VENV}")
-        if run([sys.executable, "-m", "venv", VENV]) != 0:
-            sys.exit("could not create .venv (on Debian/Ubuntu: apt-get install python3-venv)")
-    wanted = hashlib.sha256(
-        (ROOT / "requirements.txt").read_bytes() + (ROOT / "pyproject.toml").read_bytes()
-    ).hexdigest()
-    stamp = VENV / STAMP_NAME
-    if not stamp.exists() or stamp.read_text().strip() != wanted:
-        t0 = time.perf_counter()
-        if run([python, "-m", "pip", "install", "-r", "requirements.txt"]) != 0:
-            sys.exit("pip install -r requirements.txt failed")
-        stamp.write_text(wanted + "\n")
-        say(f"environment ready in {time.perf_counter() - t0:.0f} s")
-    return python
+    return make_env(VENV, ROOT / "requirements.txt")
 
 
 def quiet_env(**extra):
@@ -188,6 +197,42 @@ def cmd_screenshots(args):
     return rc
 
 
+def torch_test_files():
+    """The tests that skip without torch: the comparisons (tests/*_vs_torch.py) and every
+    other test file that asks for torch with pytest.importorskip."""
+    return sorted(p.relative_to(ROOT) for p in (ROOT / "tests").glob("test_*.py")
+                  if p.name.endswith("_vs_torch.py")
+                  or 'importorskip("torch"' in p.read_text(encoding="utf-8"))
+
+
+def cmd_frameworks(args):
+    """The frameworks' environment (.venv-frameworks, requirements-frameworks.txt), then
+    either every tab snippet re-run and its stored output rewritten, with the chapters'
+    tab cells regenerated (default), or, with --check, nothing written: the snippets
+    compared with their stored outputs and every torch comparison test, in that
+    environment (what CI runs)."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"Python 3.11 or newer is needed (this is {sys.version.split()[0]})")
+    timings = {}
+    t0 = time.perf_counter()
+    python = make_env(FW_VENV, FW_REQUIREMENTS)
+    timings["environment"] = time.perf_counter() - t0
+    tool = ROOT / "tools" / "frameworks.py"
+    t0 = time.perf_counter()
+    if args.check:
+        tests = ["tests/test_frameworks.py", *torch_test_files()]
+        rc = run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=5",
+                  *parallel(python, []), *tests],
+                 env=quiet_env(AUTOGRAD_LAB_REQUIRE_FRAMEWORKS="1"))
+        timings["snippets and torch tests"] = time.perf_counter() - t0
+    else:
+        rc = run([python, tool, "capture", python], env=quiet_env())
+        timings["snippets"] = time.perf_counter() - t0
+        rc = rc or run([sys.executable, tool, "cells"])
+    say("timings: " + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()))
+    return rc
+
+
 def cmd_screenshot(args):
     python = ensure_env(args.python)
     return run([python, ROOT / "tools" / "readme_screenshot.py"])
@@ -241,6 +286,13 @@ def main(argv=None):
                    "dark, in _build/screenshots/").set_defaults(func=cmd_screenshots)
     sub.add_parser("screenshot", help="retake docs/rendered_intro.png from the built book"
                    ).set_defaults(func=cmd_screenshot)
+
+    p = sub.add_parser("frameworks", help="re-run the framework tabs' snippets in "
+                       ".venv-frameworks and rewrite their stored outputs and tab cells")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing: compare the snippets with their stored outputs and "
+                   "run the torch comparison tests, in .venv-frameworks (CI)")
+    p.set_defaults(func=cmd_frameworks)
 
     args = parser.parse_args(argv)
     if getattr(args, "pytest_args", None) and args.pytest_args[0] == "--":

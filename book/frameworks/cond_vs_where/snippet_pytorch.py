@@ -1,0 +1,13 @@
+import torch
+
+w = torch.tensor(2., requires_grad=True)
+a = torch.tensor(3., requires_grad=True)  # used only when w > 1
+b = torch.tensor(5., requires_grad=True)  # used only when w <= 1
+
+out = torch.cond(w > 1, lambda v: a * v, lambda v: b * v, (w,))
+out.backward()
+print("cond: ", w.grad, a.grad, b.grad)
+w.grad = a.grad = b.grad = None
+out = torch.where(w > 1, a * w, b * w)
+out.backward()
+print("where:", w.grad, a.grad, b.grad)
