@@ -149,6 +149,10 @@ class InPlaceMethods:
                 node.arrays = (old._data, *node.arrays[1:])
         if got is have:                   # the op computed into this memory (Op.writes_into)
             pass
+        # a speed trick: the new array becomes the tensor's when no one else holds the old
+        # one (its reference count), rather than being copied into it -- relu_ on a tensor
+        # of 1,000,000 numbers 30% faster, add_ on 2,000,000 int64 twice as fast
+        # (bench/bench_tricks.py, "taking the new array")
         elif sys.getrefcount(have) == 3 and have.base is None and got.base is None and got.dtype is have.dtype:
             self._data = got              # no one else holds these numbers: take the new ones, no copy
         else:

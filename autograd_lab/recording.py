@@ -128,13 +128,16 @@ class Op:
         return attach(self, args, params, out, arrays)
 
     def writes_into(self, args, arrays, params):
-        """Whether this op is the in-place write under way (``state.into``: the array
-        an in-place method (inplace.in_place_method) writes, on a big tensor, and its thread) and may compute straight
-        into that array -- a copy saved, and the write faster -- rather than into a new
-        array the write then takes or copies: where the result has the written array's
-        shape and dtype, and no rule of the node recorded now reads input 0's old value.
-        The first op on that array takes the write (and clears ``state.into``): an op later
-        in the same method reads the memory as written."""
+        """Whether this op is the in-place write under way (``state.into``: the array an
+        in-place method writes, on a big tensor, and its thread: inplace.in_place_method)
+        and may compute straight into that array rather than into a new array the write
+        then takes or copies: where the result has the written array's shape and dtype,
+        and no rule of the node recorded now reads input 0's old value.  The first op on
+        that array takes the write (and clears ``state.into``): an op later in the same
+        method reads the memory as written.
+
+        A speed trick: it makes an in-place chain on a tensor of 1,000,000 numbers 17%
+        faster (bench/bench_tricks.py, "writing into memory")."""
         into, thread = state.into
         if arrays[0] is not into or thread != threading.get_ident():
             return False

@@ -92,6 +92,28 @@ def big_in_place(n=1_000_000, steps=10):
     return run
 
 
+def big_relu_in_place(n=1_000_000, steps=10):
+    """relu_ (an op that cannot compute into memory) on a big tensor, under no_grad: each
+    write's result is a new array, taken or copied back."""
+    def run():
+        y = al.ones(n)
+        with al.no_grad():
+            for _ in range(steps):
+                y.relu_()
+        return y
+    return run
+
+
+def big_int_add_in_place(n=2_000_000, steps=10):
+    """add_ on a big int64 tensor (only floats compute into memory)."""
+    def run():
+        y = al.zeros(n, dtype=al.int64)
+        for _ in range(steps):
+            y.add_(1)
+        return y
+    return run
+
+
 CASES = [
     ("writing into memory", "in-place MLP step, batch 256",
      lambda: be.mlp_step(al, *be.mlp_data(), in_place=True), without_writing_into_memory, 200),
@@ -99,6 +121,10 @@ CASES = [
      big_in_place, without_writing_into_memory, 40),
     ("taking the new array", "in-place chain on 1,000,000 numbers",
      big_in_place, without_taking_the_array, 40),
+    ("taking the new array", "relu_ on 1,000,000 numbers",
+     big_relu_in_place, without_taking_the_array, 40),
+    ("taking the new array", "add_ on 2,000,000 int64",
+     big_int_add_in_place, without_taking_the_array, 40),
     ("taking the new array", "in-place MLP step, batch 256",
      lambda: be.mlp_step(al, *be.mlp_data(), in_place=True), without_taking_the_array, 200),
     ("taking the new array", "in-place MLP step, 2 x 8 inputs",
