@@ -161,7 +161,7 @@ def walk(sends, plan):
             continue                    # it leads to no input asked about
         watched = node.hooks or node.retain or watch.tracers
         g = watch.arrive(node, arrived, plan) if watched else arrived
-        if plan.deliver(node, arrived, g):
+        if (node.op is None or plan.targets) and plan.deliver(node, arrived, g):
             continue                    # a leaf or an input asked about
         sends = vjp(node, g, plan)
         ran.append(node)
@@ -248,20 +248,23 @@ class Plan:
 def vjp(node, g, plan):
     """Call one node's VJP rules: the (next node, gradient) pair for each edge that needs
     one, each gradient of its input's shape and dtype."""
+    needed, watched = plan.needed, state.anomaly or watch.tracers
     try:
         if node.freed:
             raise RuntimeError(FREED)
         if node.stamp != state.writes:
             check_versions(node)        # something was written in place since the forward
-        args, y = node.saved(plan.create_graph)
-        if plan.create_graph and not isinstance(g, Tensor):
-            g = Tensor._make(g)
+        if plan.create_graph or node.packed is not None:
+            args, y = node.saved(plan.create_graph)
+            g = Tensor._make(g) if plan.create_graph and not isinstance(g, Tensor) else g
+        else:
+            args, y = node.arrays, node.out     # (what node.saved gives, read directly)
         op, params, lead = node.op, node.params, g.ndim - node.out.ndim
         if op.vjp_all is not None:      # one rule for all inputs (cat, user Functions)
             grads = op.vjp_all(g, y, *args, **params)
         sends = []
         for i, child in enumerate(node.next):
-            if child is None or (plan.needed is not None and child not in plan.needed):
+            if child is None or (needed is not None and child not in needed):
                 continue
             if op.vjp_all is None:      # one rule per input: run only the ones wanted
                 r = op.vjp[i](g, y, *args, **params) if op.vjp[i] is not None else None
@@ -273,7 +276,7 @@ def vjp(node, g, plan):
             a = a._data if type(a) is Tensor else a
             if lead or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
                 r = fit(node, i, r, lead, g)
-            if state.anomaly or watch.tracers:  # anomaly mode's NaN check, a trace
+            if watched:                 # anomaly mode's NaN check, a trace
                 watch.sent(node, i, child, r)
             sends.append((child, r))
         return sends
