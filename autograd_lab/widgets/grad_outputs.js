@@ -154,8 +154,8 @@ function offline({spec, state}, msg) {
   }
   const cast = spec.dtype === "float32" ? Math.fround : (x) => x;
   const v = flat(seed);
-  const J = spec.J.map((r) => r.map(num));
-  const g = J[0].map((_, j) => cast(v.reduce((s, vi, i) => s + cast(vi) * J[i][j], 0)));
+  const {grad: g, refused} = pageVjp(spec, seed, "seed");
+  if (refused) return refuse(refused);
   const problems = [];
   const big = v.find((e) => Number.isFinite(e) && !Number.isFinite(cast(e)));
   if (big !== undefined) {

@@ -77,6 +77,10 @@ class GradOutputsExplorer(b.Explorer):
             "presets": {k: b.js(v) for k, v in self.presets.items()},
             "cells": 1 <= len(self._shape) <= 2 and m <= MAX_CELLS,
             "dtype": str(np.dtype(self._dtype)),
+            # which entries of x each seed entry reaches, and which seeds the page may
+            # answer (inf, nan, the largest numbers): see _base.page_rule
+            **dict(zip(("reach", "trust"), b.page_rule(self.fn, self.x, self._shape, self._dtype,
+                                                        self.jacobian._data))),
             "loss": {("custom" if k is None else k): v.replace("{y}", yn) for k, v in LOSS.items()},
             "zero": ZERO.replace("{y}", yn),
             "wrong_shape": self._wrong_shape_text(),

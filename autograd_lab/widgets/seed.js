@@ -19,7 +19,7 @@ function render({model, el}) {
       if (spec.sliders) {
         seedControls = spec.rows.map((label, i) => numberControl({
           label: label.replace(yn, "v"), value: 1, role: `seed-${i}`, onproblem: ctx.problem,
-          onchange: () => sendSeed(nest(seedControls.map((c) => c.value), spec.y_shape)),
+          onchange: () => sendSeed(nest(seedControls.map((c) => wire(c.value)), spec.y_shape)),
         }));
         controls.append(...seedControls.map((c) => c.el));
       } else {
@@ -89,10 +89,8 @@ function offline({spec, state}, msg) {
       error: `the seed has shape ${shapeText(shapeOf(seed))}; it needs ${spec.names[1]}'s shape ${shapeText(want)}. ` +
         "(In the notebook, the engine itself refuses other shapes: try one there.)"};
   }
-  const cast = spec.dtype === "float32" ? Math.fround : (x) => x;
-  const v = flat(seed).map(cast);
-  const J = spec.J.map((r) => r.map(num));
-  const g = J[0].map((_, j) => cast(v.reduce((s, vi, i) => s + vi * J[i][j], 0)));
+  const {grad: g, refused} = pageVjp(spec, seed);
+  if (refused) return {...state, n: state.n + 1, error: refused};
   return {...state, n: state.n + 1, seed, grad: nest(g, spec.x_shape), error: null, note: null};
 }
 

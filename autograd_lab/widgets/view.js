@@ -437,3 +437,36 @@ function kindStyle(kind, css) {
     doc.head.appendChild(h("style", {id: `al-style-${kind}`, text: css}));
   }
 }
+
+// -- the page's vᵀJ (SeedExplorer, GradOutputsExplorer) ----------------------------------------
+// x.grad[j] = Σ v[i] * J[i][j] over the seed entries i that reach x's entry j (spec.reach,
+// learnt from autograd_lab's backward: an elementwise op's v[i] never meets the other
+// entries, so inf there is not turned into 0 * inf = nan), from -0, rounded to the
+// explorer's dtype after every product and sum as its backward rounds.  Seed entries that
+// autograd_lab found this rule cannot answer exactly (spec.trust: too large, or inf/nan
+// where several paths meet) are refused with a message: the notebook computes them.
+// _base.page_vjp is the same rule in Python.
+function pageVjp(spec, seed, seedName = "v") {
+  const cast = spec.dtype === "float32" ? Math.fround : (x) => x;
+  const v = flat(seed).map((e) => cast(e));
+  const trust = spec.trust || [];
+  for (let i = 0; i < v.length; i++) {
+    const [limit, special] = trust[i] || [Infinity, true];
+    const odd = !Number.isFinite(v[i]) || Object.is(v[i], -0);
+    if ((odd && !special) || (Number.isFinite(v[i]) && Math.abs(v[i]) > limit)) {
+      return {refused: `${seedName}: ${fmt(flat(seed)[i])} at ${spec.rows[i]} is beyond what this page computes exactly ` +
+        `(the backward's own steps would round or overflow differently); open the notebook to run it there`};
+    }
+  }
+  const J = spec.J.map((r) => r.map(num));
+  const reach = spec.reach || null;
+  const g = J[0].map((_, j) => {
+    let s = -0;
+    for (let i = 0; i < v.length; i++) {
+      if (reach && reach[i][j] === "0") continue;
+      s = cast(s + cast(v[i] * J[i][j]));
+    }
+    return s;
+  });
+  return {grad: g};
+}
