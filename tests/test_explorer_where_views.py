@@ -118,6 +118,41 @@ def test_x_and_y_are_disabled_in_the_page_with_a_hint(chromium, book_server):
         context.close()
 
 
+def test_the_threshold_shown_is_the_one_the_mask_used_and_the_slider_range_comes_back(chromium, book_server):
+    """x > t compares in float32: 2.99999 is shown as itself and 3 > t is True;
+    2.9999999999 is float32's 3, shown as 3, and 3 > t is False.  A t typed far outside
+    widens the slider only while t is out there: back at 2, a drag moves t a little."""
+    book = WHERE[0]
+    ex = chapter_explorer(book)
+    context, page, problems, _ = open_page(chromium, book_server + book.page, None)
+    try:
+        view = page_view(page, book.index)
+        sent = record_messages(page, view)
+        box = view.locate("threshold").locator("input[type=text]")
+        slider = view.locate("threshold").locator("input[type=range]")
+        own = [float(slider.get_attribute("min")), float(slider.get_attribute("max"))]
+        for typed, shown, three in [("2.99999", "2.99999", True), ("2.9999999999", "3", False),
+                                    ("0.1", "0.1", True), ("-0", "0", True)]:
+            view.use(Control("type", "threshold", typed))
+            page.wait_for_timeout(20)
+            ex._on_view(None, sent[-1], None)
+            check_view(view, ex, f"t = {typed}")
+            assert box.input_value() == shown
+            assert f"where(x > {shown}," in view.locate("expr").inner_text()
+            assert slider.get_attribute("aria-valuetext") == shown
+            assert ex.x.numpy()[2] == 3 and view.numbers("mask")[2] == str(three)   # 3 > t
+        view.use(Control("type", "threshold", "-1e6"))
+        assert float(slider.get_attribute("min")) <= -1e6
+        view.use(Control("type", "threshold", "2"))
+        assert [float(slider.get_attribute("min")), float(slider.get_attribute("max"))] == own
+        view.use(Control("drag", "threshold", 0.3))
+        t = float(box.input_value())
+        assert own[0] <= t <= own[1], t
+        assert problems == []
+    finally:
+        context.close()
+
+
 def test_the_chapter_shows_the_starting_state_its_text_describes(chromium, book_server):
     """'It starts at t = 2' and, for the pitfall, 'the NaN appears in x.grad'."""
     context, page, _, _ = open_page(chromium, book_server + WHERE[0].page, None)

@@ -278,21 +278,31 @@ function heatTable({cols, rows, vmax, role, lead}) {
 // -- controls ----------------------------------------------------------------------------
 // A number with a slider and a box.  Values set from outside are shown exactly (the
 // slider has no step, so nothing rounds them); dragging gives multiples of `step`; the
-// arrow keys move by `step`; a typed number outside the range widens the range; a
-// number that cannot be read, or one beyond `limit`, is refused with a message.
-function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e6, onchange, onproblem, role}) {
-  const range = h("input", {type: "range", min, max, step: "any", "aria-label": label});
+// arrow keys move by `step`; a typed number outside the range widens the range for as
+// long as the value stays out there (back inside, the range is its own again, so a later
+// drag moves by the usual amounts); a number that cannot be read, or one beyond `limit`,
+// is refused with a message.  `format` writes the value in the box (and for screen
+// readers, as the slider's value).
+let AL_IDS = 0;
+function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e6, onchange, onproblem, role,
+                        format = (v) => fmt(v).replace(/\.$/, "")}) {
+  const id = `al-n${++AL_IDS}`;
+  const range = h("input", {type: "range", id, min, max, step: "any"});
   const box = h("input", {type: "text", inputmode: "decimal", "aria-label": `${label} (type a number)`});
-  const el = h("div", {class: "al-slider", "data-role": role || null}, h("label", {text: label}), range, box);
-  let current = num(value);
+  const el = h("div", {class: "al-slider", "data-role": role || null}, h("label", {for: id, text: label}), range, box);
+  let current = num(value), lo = Number(min), hi = Number(max);
+  const fit = (v) => {                                  // the range: its own, widened for v
+    const a = Number.isFinite(v) ? Math.min(lo, Math.floor(v)) : lo;
+    const b = Number.isFinite(v) ? Math.max(hi, Math.ceil(v)) : hi;
+    if (Number(range.min) !== a) range.min = a;
+    if (Number(range.max) !== b) range.max = b;
+  };
   const show = (v) => {
     current = v;
-    if (Number.isFinite(v)) {
-      if (v < Number(range.min)) range.min = Math.floor(v);
-      if (v > Number(range.max)) range.max = Math.ceil(v);
-      if (Number(range.value) !== v) range.value = v;
-    }
-    const text = fmt(v).replace(/\.$/, "");
+    fit(v);
+    if (Number.isFinite(v) && Number(range.value) !== v) range.value = v;
+    const text = format(v);
+    range.setAttribute("aria-valuetext", text);
     if (box.value !== text) box.value = text;     // unchanged: nothing for the page to redo
   };
   const commit = (v) => { show(v); onchange(v); };
@@ -321,6 +331,7 @@ function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e
   box.addEventListener("change", typed);
   show(current);
   return {el, show, range, box, get value() { return current; },
+    base(a, b) { lo = Number(a); hi = Number(b); fit(current); },
     set disabled(d) { range.disabled = d; box.disabled = d; }};
 }
 
