@@ -183,7 +183,7 @@ class View:
         return self.root.locator(f'[data-role="{role}"]').first
 
     def numbers(self, role):
-        return [t.strip() for t in self.root.locator(f'[data-role="{role}"] td').all_inner_texts()]
+        return [t.strip() for t in self.root.locator(f'[data-role="{role}"] td:not(.al-lead)').all_inner_texts()]
 
     def use(self, control):
         """Use a control and wait for the one redraw it causes; returns the redraws seen."""

@@ -95,6 +95,25 @@ def test_the_page_refuses_text_that_is_not_a_seed_and_keeps_its_numbers(chromium
         page.wait_for_timeout(100)
         assert "could not read" in view.root.locator('[data-role="status"]').inner_text()
         assert view.numbers("grad") == ["2.", "4.", "6.", "8."]
+        local = view.root.locator('[data-role="local"]')
+        index = view.locate("index-0")
+        size = index.bounding_box()
+        assert size["width"] >= 28 and size["height"] >= 24, size       # a box, not spin arrows
+        index.click()                                                     # its middle: no step
+        assert index.input_value() == "0"
+        for text in ["abc", "", "1.5", "4", "-1"]:           # refused here, with what to type
+            index.fill(text)
+            index.press("Enter")
+            assert "type a whole number from 0 to 3" in local.inner_text(), text
+            assert index.input_value() == "0" and view.numbers("grad") == ["2.", "4.", "6.", "8."]
+        cell = view.locate("cell-0")
+        for text in ["abc", "", "[1, 0]"]:
+            cell.fill(text)
+            cell.press("Enter")
+            message = local.inner_text()
+            assert message.startswith("Problem: y[0,0]: ") and "type one number" in message, message
+            assert "[[1, 0]]" not in message and cell.input_value() == "2"
+        assert view.numbers("grad") == ["2.", "4.", "6.", "8."]
         host = view.root.locator('[data-role="host"]').inner_text()
         assert "vec(seed)ᵀ J" in host and "linear in grad_outputs" in host
         assert problems == []

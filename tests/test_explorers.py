@@ -163,7 +163,7 @@ def sweep(page, view, ex, sent, boxes, values, where):
             status, drawn = view.root.evaluate("""async (el, n) => {
                 while (Number(el.dataset.frames) <= n) await new Promise(r => setTimeout(r, 2));
                 return [el.querySelector('[data-role="status"]').innerText,
-                        Array.from(el.querySelectorAll('[data-role="grad"] td'), td => td.innerText.trim())];
+                        Array.from(el.querySelectorAll('[data-role="grad"] td:not(.al-lead)'), td => td.innerText.trim())];
             }""", before)
             if REFUSED in status:
                 refused += 1

@@ -75,7 +75,7 @@ function render({model, el}) {
       predict = buttonBar(Object.entries(spec.outcomes), (o) => ctx.send({set: "prediction", value: o}), "predict");
       const ask = h("div", {class: "al-ask"}, code,
         h("div", {class: "al-predict"}, h("span", {text: "Predict: y.sum().backward() will …"}), predict.el));
-      result = h("div", {"data-role": "result"});
+      result = h("div", {"data-role": "result", "aria-live": "polite"});
       return h("div", {}, pick, ask, result);
     },
     draw(state, ctx) {

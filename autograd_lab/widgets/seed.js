@@ -36,7 +36,7 @@ function render({model, el}) {
       controls.append(presets.el);
       picture = h("div", {"data-role": "picture"});
       readout = h("div", {class: "al-readout al-mono", "data-role": "readout"});
-      zero = h("div", {class: "al-status", "data-role": "zero"});
+      zero = h("div", {class: "al-status", "data-role": "zero", "aria-live": "polite"});
       return h("div", {},
         h("div", {class: "al-row"}, controls, picture),
         readout, zero);

@@ -9,7 +9,7 @@
 
 const AL_STYLE = `
 .al-x { --al-fg: #1e1e1e; --al-muted: #5c5c5c; --al-bg: #fbfaf6; --al-card: #ffffff;
-  --al-line: #cfccc2; --al-accent: #0072b2; --al-warn: #b34700; --al-warn-bg: #fbe3d6;
+  --al-line: #cfccc2; --al-accent: #0072b2; --al-warn: #a84200; --al-warn-bg: #fbe3d6;
   --al-note-bg: #dcecf7; --al-off: #ebe9e2;
   --al-zero: #f4f3ef; --al-pos: #b2182b; --al-neg: #2166ac;
   color: var(--al-fg); background: var(--al-bg); border: 1px solid var(--al-line);
@@ -19,9 +19,9 @@ html[data-theme="dark"] .al-x, body[data-jp-theme-light="false"] .al-x {
   --al-fg: #e8e6e3; --al-muted: #a9a59d; --al-bg: #1f2329; --al-card: #14171b;
   --al-line: #474d56; --al-accent: #56b4e9; --al-warn: #ff9e6b; --al-warn-bg: #3d2419;
   --al-note-bg: #17303f; --al-off: #2b3038;
-  --al-zero: #2a2f37; --al-pos: #cf3f36; --al-neg: #3a85c6; }
+  --al-zero: #2a2f37; --al-pos: #cf3f36; --al-neg: #3378b7; }
 .al-x * { box-sizing: border-box; }
-.al-x .al-title { font-weight: 650; font-size: 15px; margin: 0 0 2px; }
+.al-x .al-title { font-weight: 650; font-size: 15px; margin: 0 0 2px; line-height: 1.35; overflow-wrap: anywhere; }
 .al-x .al-sub { color: var(--al-muted); margin: 0 0 8px; }
 .al-x .al-host { color: var(--al-muted); font-size: 12.5px; margin: 8px 0 0;
   border-top: 1px dashed var(--al-line); padding-top: 6px; }
@@ -32,16 +32,17 @@ html[data-theme="dark"] .al-x, body[data-jp-theme-light="false"] .al-x {
 .al-x .al-slider { display: grid; grid-template-columns: 5.5em 1fr 5.2em; gap: 8px;
   align-items: center; }
 .al-x .al-slider label { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
-.al-x input[type=range] { width: 100%; accent-color: var(--al-accent); margin: 0; }
+.al-x input[type=range] { width: 100%; min-width: 0; height: 28px; accent-color: var(--al-accent); margin: 0; }
+.al-x input[type=checkbox] { width: 22px; height: 22px; min-width: 22px; margin: 1px; accent-color: var(--al-accent); }
 .al-x input[type=number], .al-x input[type=text], .al-x textarea {
   font: 12.5px ui-monospace, Menlo, Consolas, monospace; color: var(--al-fg);
   background: var(--al-card); border: 1px solid var(--al-line); border-radius: 4px;
-  padding: 3px 5px; width: 100%; }
+  padding: 3px 5px; width: 100%; min-height: 28px; }
 .al-x textarea { resize: vertical; min-height: 2.4em; }
 .al-x input:disabled, .al-x textarea:disabled, .al-x button:disabled { opacity: .55; cursor: not-allowed; }
 .al-x .al-buttons { display: flex; flex-wrap: wrap; gap: 6px; margin: 8px 0 0; }
 .al-x button { font: 13px system-ui, sans-serif; color: var(--al-fg); background: var(--al-card);
-  border: 1px solid var(--al-line); border-radius: 5px; padding: 3px 9px; cursor: pointer; }
+  border: 1px solid var(--al-line); border-radius: 5px; padding: 3px 9px; cursor: pointer; min-height: 28px; min-width: 28px; }
 .al-x button:hover:not(:disabled) { border-color: var(--al-accent); }
 .al-x button[aria-pressed=true] { border-color: var(--al-accent); box-shadow: inset 0 0 0 1px var(--al-accent); }
 .al-x label.al-check { display: inline-flex; gap: 6px; align-items: center; cursor: pointer; }
@@ -59,7 +60,16 @@ html[data-theme="dark"] .al-x, body[data-jp-theme-light="false"] .al-x {
   font-variant-numeric: tabular-nums; transition: opacity .12s; }
 .al-x table.al-heat td.al-pos { background: color-mix(in srgb, var(--al-pos) var(--al-mix), var(--al-zero)); }
 .al-x table.al-heat td.al-neg { background: color-mix(in srgb, var(--al-neg) var(--al-mix), var(--al-zero)); }
+/* heat cells' ink: black or white, whichever reads at 4.5:1 or more on the cell (heat()) */
+.al-x table.al-heat td.al-pos, .al-x table.al-heat td.al-neg { color: #000000; }
 .al-x table.al-heat td.al-strong { color: #ffffff; }
+html[data-theme="dark"] .al-x table.al-heat td.al-pos, html[data-theme="dark"] .al-x table.al-heat td.al-neg,
+body[data-jp-theme-light="false"] .al-x table.al-heat td.al-pos,
+body[data-jp-theme-light="false"] .al-x table.al-heat td.al-neg { color: #ffffff; }
+.al-x table.al-heat td.al-lead { min-width: 0; height: auto; padding: 0 4px; text-align: left;
+  font: 12px ui-monospace, Menlo, Consolas, monospace; color: var(--al-muted); white-space: nowrap; }
+.al-x .al-scroll { overflow-x: auto; max-width: 100%; }
+.al-x .al-scroll:focus-visible { outline: 2px solid var(--al-accent); outline-offset: 2px; }
 .al-x table.al-heat td.al-pending { background: repeating-linear-gradient(135deg, var(--al-off),
   var(--al-off) 4px, transparent 4px, transparent 8px); color: var(--al-muted); }
 .al-x table.al-heat td.al-bad { outline: 2px solid var(--al-warn); color: var(--al-warn); font-weight: 700; }
@@ -232,10 +242,12 @@ function heat(v, vmax, weight = 1) {
   v = num(v);
   if (!Number.isFinite(v)) return null;
   const t = Math.min(1, vmax > 0 ? Math.abs(v) / vmax : 0) * Math.max(0, Math.min(1, weight));
-  // white numbers only where the cell is dark enough for them (the blue is lighter than the
-  // red at the same mix): at least 4:1 against either ink on the light theme's colours
-  return {cls: (v < 0 ? "al-neg" : "al-pos") + (t > (v < 0 ? 0.8 : 0.65) ? " al-strong" : ""),
-    mix: `${Math.round(t * 100)}%`};
+  const pct = Math.round(t * 100);
+  // the light theme's cells: black digits up to the strength where white reads better,
+  // white from there (the blue is lighter than the red at the same mix); either ink is at
+  // least 4.5:1 where it is used.  The dark theme's cells take white at every strength.
+  return {cls: (v < 0 ? "al-neg" : "al-pos") + (pct >= (v < 0 ? 87 : 75) ? " al-strong" : ""),
+    mix: `${pct}%`};
 }
 
 function vmaxOf(values) {
@@ -250,12 +262,12 @@ function vmaxOf(values) {
 // the row a scale of its own), or {gap: true} for a thin space between rows.
 function heatTable({cols, rows, vmax, role, lead}) {
   const table = h("table", {class: "al-heat", "data-role": role || null});
-  table.append(h("tr", {}, h("th"), lead ? h("th") : null, cols.map((c) => h("th", {text: c}))));
+  table.append(h("tr", {}, h("td"), lead ? h("td") : null, cols.map((c) => h("th", {scope: "col", text: c}))));
   for (const row of rows) {
-    if (row.gap) { table.append(h("tr", {class: "al-gap"}, h("th"), lead ? h("th") : null, cols.map(() => h("td")))); continue; }
+    if (row.gap) { table.append(h("tr", {class: "al-gap", "aria-hidden": "true"}, h("td"), lead ? h("td") : null, cols.map(() => h("td")))); continue; }
     const tr = h("tr", {class: row.cls || null, "data-role": row.role || null});
-    tr.append(h("th", {class: "al-rl", text: row.label}));
-    if (lead) tr.append(h("th", {}, row.lead === undefined ? "" : row.lead));
+    tr.append(h("th", {class: "al-rl", scope: "row", text: row.label}));
+    if (lead) tr.append(h("td", {class: "al-lead"}, row.lead === undefined ? "" : row.lead));
     row.values.forEach((raw, j) => {
       const v = num(raw);
       const td = h("td", {"data-index": j});
@@ -272,7 +284,13 @@ function heatTable({cols, rows, vmax, role, lead}) {
     });
     table.append(tr);
   }
-  return table;
+  return scroller(role === "jacobian" ? "the Jacobian" : "the table", table);
+}
+
+// A wide table or picture inside a box that scrolls sideways on a narrow screen (the page
+// itself never does), reachable and scrollable with the keyboard.
+function scroller(label, child) {
+  return h("div", {class: "al-scroll", tabindex: "0", role: "region", "aria-label": `${label} (scrolls sideways)`}, child);
 }
 
 // -- controls ----------------------------------------------------------------------------
@@ -319,9 +337,12 @@ function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e
   });
   const typed = () => {
     const text = box.value.trim();
-    const v = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text)
-      : ({nan: NaN, inf: Infinity, "-inf": -Infinity})[text.toLowerCase()];
-    if (v === undefined) { onproblem(`${label}: could not read ${JSON.stringify(text)} as a number`); show(current); return; }
+    const v = readNumber(text);
+    if (v === undefined) {
+      onproblem(`${label}: ${text === "" ? "the box is empty; type a number" : `could not read ${JSON.stringify(text)} as a number`}`);
+      show(current);
+      return;
+    }
     if (Number.isFinite(v) && Math.abs(v) > limit) {
       onproblem(`${label}: ${text} is beyond ±${limit.toLocaleString("en")}; type a smaller number`); show(current); return;
     }
@@ -333,6 +354,14 @@ function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e
   return {el, show, range, box, get value() { return current; },
     base(a, b) { lo = Number(a); hi = Number(b); fit(current); },
     set disabled(d) { range.disabled = d; box.disabled = d; }};
+}
+
+// One number as a reader types it: digits, a sign, an exponent, or nan / inf / -inf.
+const NUMBER = /^([-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|[-+]?(nan|inf))$/i;
+function readNumber(text) {
+  if (!NUMBER.test(text)) return undefined;
+  const t = text.toLowerCase().replace(/^\+/, "");
+  return t === "nan" || t === "-nan" ? NaN : t === "inf" ? Infinity : t === "-inf" ? -Infinity : Number(t);
 }
 
 // A text box that applies on Enter (Shift+Enter: a new line in a multi-line box) and on
@@ -372,11 +401,11 @@ function explorer({model, el, kind, build, draw, hostText}) {
   const page = model.get("host") === "page";
   const root = h("div", {class: `al-x al-${kind}`, "data-kind": kind, "data-frames": "0",
     "data-host": page ? "page" : "kernel"});
-  const title = h("p", {class: "al-title"});
+  const title = h("p", {class: "al-title", role: "heading", "aria-level": "3"});
   const sub = h("p", {class: "al-sub"});
   const status = h("div", {class: "al-status", "data-role": "status", "aria-live": "polite"});
   const host = h("p", {class: "al-host", "data-role": "host"});
-  const local = h("div", {class: "al-status", "data-role": "local"});   // the view's own messages
+  const local = h("div", {class: "al-status", "data-role": "local", "aria-live": "polite"});   // the view's own messages
   const inflight = requester(model);
   const ctx = {
     spec, page, root,

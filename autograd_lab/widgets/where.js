@@ -88,7 +88,7 @@ function render({model, el}) {
       const branchName = !state.sqrt_branch ? "x" : state.double_where ? "sqrt(where(x > t, x, 1))" : "sqrt(x)";
       patch(expr, h("code", {text: `out = where(x > ${f32text(state.t)}, ${branchName}, y)`}),
         h("code", {style: "margin-left:2.5em", text: "L = out.sum()"}));
-      patch(table, routeTable(state, branchName));
+      patch(table, scroller("the routing table", routeTable(state, branchName)));
     },
   });
 }
