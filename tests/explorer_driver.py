@@ -210,6 +210,26 @@ class View:
         return self.frames() - before
 
 
+# -- accessibility: axe-core, vendored (tests/vendor/axe-core, from npm; MPL-2.0) ----------------
+AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def axe_violations(page, selector=None):
+    """WCAG 2.1 A and AA violations axe-core finds in the page (or in the elements matching
+    ``selector``), as {rule: [targets]}.  axe is added to the page by the test, never by
+    the page itself."""
+    if not page.evaluate("() => !!window.axe"):
+        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    found = page.evaluate("""async ([selector, tags]) => {
+        const where = selector ? {include: Array.from(document.querySelectorAll(selector))} : document;
+        const r = await axe.run(where, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+        return r.violations.map(v => [v.id, v.nodes.map(n => n.target.join(' ') + ': ' +
+                                                        (n.failureSummary || '').split('\\n').slice(1, 2).join(''))]);
+    }""", [selector, AXE_TAGS])
+    return {rule: targets for rule, targets in found}
+
+
 def open_page(browser, url, theme):
     context = browser.new_context(viewport=WINDOW, service_workers="block")
     if theme:

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from book_site import ROOT, require_or_skip, source_of, toc_docnames
+from explorer_driver import axe_violations
 
 pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")
@@ -267,6 +268,8 @@ def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_
                 assert url.startswith(book_server), url
                 assert visit.page.request.get(url).ok, f"{selector} -> {url} is broken"
 
+        assert axe_violations(visit.page) == {}, "axe-core: WCAG 2.1 A/AA violations (light theme)"
+
         weight = visit.weight()
         record_property("page_weight", (name, weight, visit.uncompressed_weight(built_html)))
         assert weight <= BUDGET, f"{name} fetches {weight / 1e6:.2f} MB"
@@ -281,6 +284,7 @@ def test_page_works_offline_in_light_and_dark_theme(browser, book_server, built_
         see_through = [(i["src"], i["transparent"])
                        for i in visit.page.evaluate(TRANSPARENT_PIXELS) if i["transparent"]]
         assert see_through == [], "images with transparent pixels on a dark page"
+        assert axe_violations(visit.page) == {}, "axe-core: WCAG 2.1 A/AA violations (dark theme)"
         assert visit.outside == [] and visit.errors == []
     finally:
         visit.close()

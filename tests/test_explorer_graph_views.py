@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+from explorer_driver import (axe_violations, WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
                              lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
@@ -87,6 +87,7 @@ def test_every_control_of_the_page_graph_explorer_draws_autograd_labs_numbers(ch
             assert ex.error is None, ex.error
             assert_graph_shows(view, ex, f"after {control}")
         note = root.locator('[data-role="status"]').inner_text()
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert note == "" and problems == [] and outside == []
     finally:
         context.close()

@@ -12,7 +12,7 @@ import pytest
 
 from autograd_lab.widgets.where import expression
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+from explorer_driver import (axe_violations, WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
                              lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
@@ -99,6 +99,7 @@ def test_every_control_of_the_where_explorer_draws_autograd_labs_numbers(chromiu
                 slider = view.locate("threshold").locator("input[type=range]")
                 if control.value == "7":
                     assert float(slider.get_attribute("max")) >= 7 and float(slider.input_value()) == 7
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == [] and outside == []
     finally:
         context.close()
@@ -180,6 +181,7 @@ def test_a_typed_threshold_that_cannot_be_read_is_refused_with_a_message(chromiu
             assert ("could not read" in message) if text == "abc" else ("beyond" in message)
             assert view.numbers("out") == before and view.frames() == frames
             assert box.input_value() == "2"                        # the box shows t again
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == []
     finally:
         context.close()

@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from explorer_driver import (EXPLORERS, WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+from explorer_driver import (axe_violations, EXPLORERS, WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
                              drawn_numbers, lab_message, lab_views, open_page, page_view,
                              record_messages, run_all_in_lab)
 
@@ -51,6 +51,7 @@ def test_every_control_of_the_page_explorer_draws_autograd_labs_numbers(chromium
             assert ex.error is None, ex.error
             for role, want in drawn_numbers(kind, ex).items():
                 assert_numbers(view.numbers(role), want, f"{book.page} after {control}, {role}")
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == [] and outside == []
     finally:
         context.close()
@@ -92,6 +93,7 @@ def test_a_number_that_cannot_be_a_seed_is_refused_with_a_message(chromium, book
             assert ("could not read" in message) if text == "abc" else ("beyond" in message)
             assert view.numbers("grad") == before              # nothing changed
             assert box.input_value() == "1"                    # the box shows the seed again
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == []
     finally:
         context.close()
