@@ -23,17 +23,19 @@ html[data-theme="dark"] .al-x, body[data-jp-theme-light="false"] .al-x {
 .al-x * { box-sizing: border-box; }
 .al-x .al-title { font-weight: 650; font-size: 15px; margin: 0 0 2px; line-height: 1.35; overflow-wrap: anywhere; }
 .al-x .al-sub { color: var(--al-muted); margin: 0 0 8px; }
+.al-x .al-host a { color: var(--al-accent); text-decoration: underline; }
 .al-x .al-host { color: var(--al-muted); font-size: 12.5px; margin: 8px 0 0;
   border-top: 1px dashed var(--al-line); padding-top: 6px; }
 .al-x code, .al-x .al-mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: 12.5px; font-variant-numeric: tabular-nums; }
 .al-x .al-row { display: flex; flex-wrap: wrap; gap: 12px 18px; align-items: flex-start; }
+.al-x .al-row > * { min-width: 0; max-width: 100%; }
 .al-x .al-controls { display: flex; flex-direction: column; gap: 6px; min-width: 260px; }
 .al-x .al-slider { display: grid; grid-template-columns: 5.5em 1fr 5.2em; gap: 8px;
   align-items: center; }
 .al-x .al-slider label { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
 .al-x input[type=range] { width: 100%; min-width: 0; height: 28px; accent-color: var(--al-accent); margin: 0; }
-.al-x input[type=checkbox] { width: 22px; height: 22px; min-width: 22px; margin: 1px; accent-color: var(--al-accent); }
+.al-x input[type=checkbox] { width: 24px; height: 24px; min-width: 24px; margin: 1px; accent-color: var(--al-accent); }
 .al-x input[type=number], .al-x input[type=text], .al-x textarea {
   font: 12.5px ui-monospace, Menlo, Consolas, monospace; color: var(--al-fg);
   background: var(--al-card); border: 1px solid var(--al-line); border-radius: 4px;
@@ -407,6 +409,8 @@ function explorer({model, el, kind, build, draw, hostText}) {
   const host = h("p", {class: "al-host", "data-role": "host"});
   const local = h("div", {class: "al-status", "data-role": "local", "aria-live": "polite"});   // the view's own messages
   const inflight = requester(model);
+  // the chapter's notebook, as the page's own download button offers it
+  const notebook = page ? (globalThis.document.querySelector('a[href$=".ipynb"]') || {}).href || null : null;
   const ctx = {
     spec, page, root,
     send: (msg) => { if (local.firstChild) local.replaceChildren(); inflight(msg); },
@@ -424,7 +428,8 @@ function explorer({model, el, kind, build, draw, hostText}) {
     patch(status,
       state.error ? h("div", {class: "al-problem"}, h("b", {text: "Problem: "}), state.error) : "",
       state.note ? h("div", {class: "al-note"}, state.note) : "");
-    setText(host, page ? hostText.page : hostText.kernel);
+    patch(host, page ? hostText.page : hostText.kernel, page && notebook
+      ? [" ", h("a", {href: notebook, download: "", "data-role": "notebook", text: "Download the notebook (.ipynb)"}), "."] : []);
     root.dataset.frames = String(++frames);
   };
   const onState = () => redraw();
