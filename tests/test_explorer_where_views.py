@@ -114,6 +114,10 @@ def test_x_and_y_are_disabled_in_the_page_with_a_hint(chromium, book_server):
             assert view.locate(role).locator("input").is_disabled()
         assert "open the notebook" in view.locate("edit-hint").inner_text()
         assert "computed when the book was built" in view.locate("host").inner_text()
+        link = view.locate("notebook")                           # "open the notebook": a link to it
+        href = link.evaluate("a => a.href")
+        assert href.endswith(f"/{CHAPTER}.ipynb") and link.get_attribute("download") is not None
+        assert page.request.get(href).ok
         assert problems == []
     finally:
         context.close()

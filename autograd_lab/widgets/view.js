@@ -44,7 +44,7 @@ html[data-theme="dark"] .al-x, body[data-jp-theme-light="false"] .al-x {
 .al-x input:disabled, .al-x textarea:disabled, .al-x button:disabled { opacity: .55; cursor: not-allowed; }
 .al-x .al-buttons { display: flex; flex-wrap: wrap; gap: 6px; margin: 8px 0 0; }
 .al-x button { font: 13px system-ui, sans-serif; color: var(--al-fg); background: var(--al-card);
-  border: 1px solid var(--al-line); border-radius: 5px; padding: 3px 9px; cursor: pointer; min-height: 28px; min-width: 28px; }
+  border: 1px solid var(--al-line); border-radius: 5px; padding: 3px 9px; cursor: pointer; min-height: 24px; min-width: 24px; }
 .al-x button:hover:not(:disabled) { border-color: var(--al-accent); }
 .al-x button[aria-pressed=true] { border-color: var(--al-accent); box-shadow: inset 0 0 0 1px var(--al-accent); }
 .al-x label.al-check { display: inline-flex; gap: 6px; align-items: center; cursor: pointer; }
@@ -428,14 +428,22 @@ function explorer({model, el, kind, build, draw, hostText}) {
     patch(status,
       state.error ? h("div", {class: "al-problem"}, h("b", {text: "Problem: "}), state.error) : "",
       state.note ? h("div", {class: "al-note"}, state.note) : "");
-    patch(host, page ? hostText.page : hostText.kernel, page && notebook
-      ? [" ", h("a", {href: notebook, download: "", "data-role": "notebook", text: "Download the notebook (.ipynb)"}), "."] : []);
+    patch(host, ...hostLine(page ? hostText.page : hostText.kernel, page && notebook));
     root.dataset.frames = String(++frames);
   };
   const onState = () => redraw();
   model.on("change:state", onState);
   redraw();
   return () => model.off("change:state", onState);
+}
+
+// The line saying who computes; in the book's pages its first "notebook" links to the
+// chapter's notebook, as the page's download button offers it.
+function hostLine(text, notebook) {
+  const at = notebook ? text.search(/\bnotebook\b/) : -1;
+  if (at < 0) return [text];
+  return [text.slice(0, at), h("a", {href: notebook, download: "", "data-role": "notebook",
+    title: "download this chapter's notebook", text: "notebook (.ipynb)"}), text.slice(at + "notebook".length)];
 }
 
 // Messages to the host, one in flight at a time: while the kernel works on one change,

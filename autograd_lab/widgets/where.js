@@ -29,6 +29,11 @@ html[data-theme="dark"] .al-where, body[data-jp-theme-light="false"] .al-where {
 .al-where .al-route tr.al-section th { text-align: left; padding: 8px 0 0 4px; color: var(--al-muted);
   font: 12.5px system-ui, sans-serif; }
 .al-where .al-route tr.al-section th code { font-size: 12px; }
+.al-where .al-route tr.al-section th { white-space: normal; }
+/* a phone: narrower cells, so four entries fit beside their labels */
+@media (max-width: 480px) {
+  .al-where .al-route td { min-width: 3.1em; padding: 0 3px; }
+  .al-where .al-route th.al-rl { padding-right: 4px; } }
 `;
 
 function render({model, el}) {
