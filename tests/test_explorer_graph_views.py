@@ -86,6 +86,11 @@ def test_every_control_of_the_page_graph_explorer_draws_autograd_labs_numbers(ch
             ex._on_view(None, snapped(ex, sent[-1]), None)
             assert ex.error is None, ex.error
             assert_graph_shows(view, ex, f"after {control}")
+        for k in range(root.locator('[data-role^="param-"]').count()):   # a slider says its weight
+            param = root.locator('[data-role^="param-"]').nth(k)
+            text = param.locator("input[type=text]").input_value()
+            assert param.locator("input[type=range]").get_attribute("aria-valuetext") in (text, text + ".")
+            assert param.locator("label").evaluate("(l) => l.control && l.control.type") == "range"
         note = root.locator('[data-role="status"]').inner_text()
         assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert note == "" and problems == [] and outside == []
