@@ -179,6 +179,7 @@ def sweep(page, view, ex, sent, boxes, values, where):
             ex._on_view(None, sent[-1], None)
             assert ex.grad is not None, f"{where}, {box_selector} = {text}: {ex.error}"
             assert_numbers(drawn, ex.grad.numpy(), f"{where}, {box_selector} = {text}")
+            assert (ex.error or "") in status, f"{where}, {box_selector} = {text}: {status!r}, not {ex.error!r}"
     return refused
 
 

@@ -180,13 +180,14 @@ function offline({spec, state}, msg) {
   const v = flat(seed);
   const {grad: g, refused} = pageVjp(spec, seed, "seed");
   if (refused) return refuse(refused);
-  const problems = [];
+  const problems = [];                   // in the kernel's words (_base.seed_overflow, problems)
   const big = v.find((e) => Number.isFinite(e) && !Number.isFinite(cast(e)));
   if (big !== undefined) {
-    problems.push(`the seed entry ${big} does not fit in ${spec.dtype}: it becomes inf, and the gradient with it`);
+    problems.push(`the seed entry ${pyG(big)} does not fit in ${spec.dtype} (largest ` +
+      `${(3.4028234663852886e38).toPrecision(4)}): it becomes inf, and the gradient with it`);
   }
-  const bad = g.map((e, i) => [e, i]).filter(([e]) => !Number.isFinite(e)).map(([, i]) => spec.cols[i]);
-  if (bad.length) problems.push(`dL/d${xn} is nan or inf at ${bad.join(", ")}`);
+  const bad = nonFinite(`dL/d${xn}`, g, spec.x_shape);
+  if (bad) problems.push(bad);
   const loss = (preset === null ? spec.loss.custom : spec.loss[preset]).replace("{index}", index.join(", "));
   return {...state, n: state.n + 1, seed, grad: nest(g, spec.x_shape), preset, index, loss,
     error: problems.length ? problems.join("; ") : null,

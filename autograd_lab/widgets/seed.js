@@ -91,7 +91,8 @@ function offline({spec, state}, msg) {
   }
   const {grad: g, refused} = pageVjp(spec, seed);
   if (refused) return {...state, n: state.n + 1, error: refused};
-  return {...state, n: state.n + 1, seed, grad: nest(g, spec.x_shape), error: null, note: null};
+  return {...state, n: state.n + 1, seed, grad: nest(g, spec.x_shape), error: nonFinite(`${spec.names[0]}.grad`, g, spec.x_shape),
+    note: null};
 }
 
 export default {render};

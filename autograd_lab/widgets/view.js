@@ -523,3 +523,28 @@ function pageVjp(spec, seed, seedName = "v") {
   });
   return {grad: g};
 }
+
+// Where a result is nan or inf, in the kernel's words (_base.problems): "x.grad has nan at
+// (0, 1) and inf at (0, 0)", the first six places of each; null when all are finite.
+function nonFinite(name, values, shape) {
+  const at = (test) => values.map((v, k) => [v, k]).filter(([v]) => test(v)).slice(0, 6).map(([, k]) => {
+    if (shape.length <= 1) return String(k);
+    const idx = [];
+    for (let d = shape.length - 1; d >= 0; d--) { idx.unshift(k % shape[d]); k = Math.floor(k / shape[d]); }
+    return `(${idx.join(", ")})`;
+  });
+  const parts = [];
+  const nan = at(Number.isNaN), inf = at((v) => v === Infinity || v === -Infinity);
+  if (nan.length) parts.push(`nan at ${nan.join(", ")}`);
+  if (inf.length) parts.push(`inf at ${inf.join(", ")}`);
+  return parts.length ? `${name} has ${parts.join(" and ")}` : null;
+}
+
+
+// Python's "%g" of a number beyond float32 (seed_overflow's words): 1e+39, -3.5e+38.
+function pyG(v) {
+  const [mant, exp] = v.toExponential(5).split("e");
+  const m = mant.includes(".") ? mant.replace(/0+$/, "").replace(/\.$/, "") : mant;
+  const e = Number(exp);
+  return `${m}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+}
