@@ -119,6 +119,7 @@ def lab(tmp_path_factory):
 # page weights that tests/test_browser.py records as the property "page_weight" of its
 # reports (so that they reach this process from an xdist worker too), printed at the end
 PAGE_WEIGHTS = {}
+LAYOUT_SHIFTS = {}
 
 
 def pytest_runtest_logreport(report):
@@ -127,11 +128,16 @@ def pytest_runtest_logreport(report):
             if key == "page_weight":
                 name, sent, raw = value
                 PAGE_WEIGHTS[name] = (sent, raw)
+            elif key == "layout_shift":
+                LAYOUT_SHIFTS[value[0]] = value[1]
 
 
 def pytest_terminal_summary(terminalreporter):
     if PAGE_WEIGHTS:
-        terminalreporter.section("page weight (MathJax fonts not counted; budget: 2 MB transferred)")
-        terminalreporter.write_line("transferred (gzip)   uncompressed   page")
+        terminalreporter.section("page weight (MathJax fonts not counted; budget: 1.5 MB transferred) "
+                                 "and layout shift while loading")
+        terminalreporter.write_line("transferred (gzip)   uncompressed   layout shift   page")
         for name, (sent, raw) in sorted(PAGE_WEIGHTS.items()):
-            terminalreporter.write_line(f"{sent / 1e6:9.2f} MB {raw / 1e6:14.2f} MB   {name}")
+            shift = LAYOUT_SHIFTS.get(name)
+            shift = "" if shift is None else f"{shift:.3f}"
+            terminalreporter.write_line(f"{sent / 1e6:9.2f} MB {raw / 1e6:14.2f} MB   {shift:>12}   {name}")

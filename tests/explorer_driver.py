@@ -183,7 +183,7 @@ class View:
         return self.root.locator(f'[data-role="{role}"]').first
 
     def numbers(self, role):
-        return [t.strip() for t in self.root.locator(f'[data-role="{role}"] td').all_inner_texts()]
+        return [t.strip() for t in self.root.locator(f'[data-role="{role}"] td:not(.al-lead)').all_inner_texts()]
 
     def use(self, control):
         """Use a control and wait for the one redraw it causes; returns the redraws seen."""
@@ -208,6 +208,26 @@ class View:
                                     arg=[self.root.element_handle(), before], timeout=15_000)
         self.page.wait_for_timeout(50)             # a second frame would come now
         return self.frames() - before
+
+
+# -- accessibility: axe-core, vendored (tests/vendor/axe-core, from npm; MPL-2.0) ----------------
+AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def axe_violations(page, selector=None):
+    """WCAG 2.1 A and AA violations axe-core finds in the page (or in the elements matching
+    ``selector``), as {rule: [targets]}.  axe is added to the page by the test, never by
+    the page itself."""
+    if not page.evaluate("() => !!window.axe"):
+        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    found = page.evaluate("""async ([selector, tags]) => {
+        const where = selector ? {include: Array.from(document.querySelectorAll(selector))} : document;
+        const r = await axe.run(where, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+        return r.violations.map(v => [v.id, v.nodes.map(n => n.target.join(' ') + ': ' +
+                                                        (n.failureSummary || '').split('\\n').slice(1, 2).join(''))]);
+    }""", [selector, AXE_TAGS])
+    return {rule: targets for rule, targets in found}
 
 
 def open_page(browser, url, theme):

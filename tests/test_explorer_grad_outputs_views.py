@@ -10,7 +10,7 @@ words for a seed of the wrong shape.
 """
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+from explorer_driver import (axe_violations, WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
                              lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
@@ -79,6 +79,7 @@ def test_every_control_of_the_page_grad_outputs_explorer_draws_autograd_labs_num
         use(lambda: (box.fill("[[0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]"),
                      view.locate("cell-0").focus()), "typed, then leaving the box")
         assert ex.grad.numpy().tolist() == [0., 0., 0., 0.]       # an antisymmetric seed sees nothing
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == [] and outside == []
     finally:
         context.close()
@@ -95,8 +96,28 @@ def test_the_page_refuses_text_that_is_not_a_seed_and_keeps_its_numbers(chromium
         page.wait_for_timeout(100)
         assert "could not read" in view.root.locator('[data-role="status"]').inner_text()
         assert view.numbers("grad") == ["2.", "4.", "6.", "8."]
+        local = view.root.locator('[data-role="local"]')
+        index = view.locate("index-0")
+        size = index.bounding_box()
+        assert size["width"] >= 28 and size["height"] >= 24, size       # a box, not spin arrows
+        index.click()                                                     # its middle: no step
+        assert index.input_value() == "0"
+        for text in ["abc", "", "1.5", "4", "-1"]:           # refused here, with what to type
+            index.fill(text)
+            index.press("Enter")
+            assert "type a whole number from 0 to 3" in local.inner_text(), text
+            assert index.input_value() == "0" and view.numbers("grad") == ["2.", "4.", "6.", "8."]
+        cell = view.locate("cell-0")
+        for text in ["abc", "", "[1, 0]"]:
+            cell.fill(text)
+            cell.press("Enter")
+            message = local.inner_text()
+            assert message.startswith("Problem: y[0,0]: ") and "type one number" in message, message
+            assert "write e.g." not in message and cell.input_value() == "1"      # the seed is diagonal
+        assert view.numbers("grad") == ["2.", "4.", "6.", "8."]
         host = view.root.locator('[data-role="host"]').inner_text()
         assert "vec(seed)ᵀ J" in host and "linear in grad_outputs" in host
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == []
     finally:
         context.close()

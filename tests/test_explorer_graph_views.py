@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+from explorer_driver import (axe_violations, WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
                              lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
@@ -86,7 +86,13 @@ def test_every_control_of_the_page_graph_explorer_draws_autograd_labs_numbers(ch
             ex._on_view(None, snapped(ex, sent[-1]), None)
             assert ex.error is None, ex.error
             assert_graph_shows(view, ex, f"after {control}")
+        for k in range(root.locator('[data-role^="param-"]').count()):   # a slider says its weight
+            param = root.locator('[data-role^="param-"]').nth(k)
+            text = param.locator("input[type=text]").input_value()
+            assert param.locator("input[type=range]").get_attribute("aria-valuetext") in (text, text + ".")
+            assert param.locator("label").evaluate("(l) => l.control && l.control.type") == "range"
         note = root.locator('[data-role="status"]').inner_text()
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert note == "" and problems == [] and outside == []
     finally:
         context.close()

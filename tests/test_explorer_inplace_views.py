@@ -9,7 +9,7 @@ operation with every write); a prediction only reveals the state.
 """
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, assert_numbers, chapter_explorer,
+from explorer_driver import (axe_violations, WINDOW, Book, Control, assert_numbers, chapter_explorer,
                              lab_view, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
@@ -112,6 +112,7 @@ def test_every_press_draws_autograd_labs_outcome_graph_and_gradients(chromium, b
             assert box["width"] <= 780, box
             tallest = max(tallest, box["height"])
         assert tallest <= 700, f"the view grew to {tallest} px"
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == [] and outside == []
     finally:
         context.close()

@@ -8,7 +8,7 @@ for every k, and the batched J, with their pass counts).
 """
 import pytest
 
-from explorer_driver import (WINDOW, Book, Control, assert_numbers, chapter_explorer,
+from explorer_driver import (axe_violations, WINDOW, Book, Control, assert_numbers, chapter_explorer,
                              lab_view, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
@@ -64,6 +64,7 @@ def test_every_press_draws_autograd_labs_rows_and_pass_counts(chromium, book_ser
             assert sent and sent[-1] == {"do": control.value}
             ex._on_view(None, sent[-1], None)                      # the same press, computed here
             check_view(view, ex, f"after {PRESSES[:k + 1]}")
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == [] and outside == []
     finally:
         context.close()

@@ -12,7 +12,7 @@ import pytest
 
 from autograd_lab.widgets.where import expression
 
-from explorer_driver import (WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
+from explorer_driver import (axe_violations, WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
                              lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
@@ -99,6 +99,7 @@ def test_every_control_of_the_where_explorer_draws_autograd_labs_numbers(chromiu
                 slider = view.locate("threshold").locator("input[type=range]")
                 if control.value == "7":
                     assert float(slider.get_attribute("max")) >= 7 and float(slider.input_value()) == 7
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == [] and outside == []
     finally:
         context.close()
@@ -113,6 +114,45 @@ def test_x_and_y_are_disabled_in_the_page_with_a_hint(chromium, book_server):
             assert view.locate(role).locator("input").is_disabled()
         assert "open the notebook" in view.locate("edit-hint").inner_text()
         assert "computed when the book was built" in view.locate("host").inner_text()
+        link = view.locate("notebook")                           # "open the notebook": a link to it
+        href = link.evaluate("a => a.href")
+        assert href.endswith(f"/{CHAPTER}.ipynb") and link.get_attribute("download") is not None
+        assert page.request.get(href).ok
+        assert problems == []
+    finally:
+        context.close()
+
+
+def test_the_threshold_shown_is_the_one_the_mask_used_and_the_slider_range_comes_back(chromium, book_server):
+    """x > t compares in float32: 2.99999 is shown as itself and 3 > t is True;
+    2.9999999999 is float32's 3, shown as 3, and 3 > t is False.  A t typed far outside
+    widens the slider only while t is out there: back at 2, a drag moves t a little."""
+    book = WHERE[0]
+    ex = chapter_explorer(book)
+    context, page, problems, _ = open_page(chromium, book_server + book.page, None)
+    try:
+        view = page_view(page, book.index)
+        sent = record_messages(page, view)
+        box = view.locate("threshold").locator("input[type=text]")
+        slider = view.locate("threshold").locator("input[type=range]")
+        own = [float(slider.get_attribute("min")), float(slider.get_attribute("max"))]
+        for typed, shown, three in [("2.99999", "2.99999", True), ("2.9999999999", "3", False),
+                                    ("0.1", "0.1", True), ("-0", "0", True)]:
+            view.use(Control("type", "threshold", typed))
+            page.wait_for_timeout(20)
+            ex._on_view(None, sent[-1], None)
+            check_view(view, ex, f"t = {typed}")
+            assert box.input_value() == shown
+            assert f"where(x > {shown}," in view.locate("expr").inner_text()
+            assert slider.get_attribute("aria-valuetext") == shown
+            assert ex.x.numpy()[2] == 3 and view.numbers("mask")[2] == str(three)   # 3 > t
+        view.use(Control("type", "threshold", "-1e6"))
+        assert float(slider.get_attribute("min")) <= -1e6
+        view.use(Control("type", "threshold", "2"))
+        assert [float(slider.get_attribute("min")), float(slider.get_attribute("max"))] == own
+        view.use(Control("drag", "threshold", 0.3))
+        t = float(box.input_value())
+        assert own[0] <= t <= own[1], t
         assert problems == []
     finally:
         context.close()
@@ -145,6 +185,7 @@ def test_a_typed_threshold_that_cannot_be_read_is_refused_with_a_message(chromiu
             assert ("could not read" in message) if text == "abc" else ("beyond" in message)
             assert view.numbers("out") == before and view.frames() == frames
             assert box.input_value() == "2"                        # the box shows t again
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == []
     finally:
         context.close()

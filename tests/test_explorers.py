@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from explorer_driver import (EXPLORERS, WINDOW, Control, View, assert_numbers, chapter_explorer,
+from explorer_driver import (axe_violations, EXPLORERS, WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
                              drawn_numbers, lab_message, lab_views, open_page, page_view,
                              record_messages, run_all_in_lab)
 
@@ -51,6 +51,7 @@ def test_every_control_of_the_page_explorer_draws_autograd_labs_numbers(chromium
             assert ex.error is None, ex.error
             for role, want in drawn_numbers(kind, ex).items():
                 assert_numbers(view.numbers(role), want, f"{book.page} after {control}, {role}")
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == [] and outside == []
     finally:
         context.close()
@@ -92,6 +93,7 @@ def test_a_number_that_cannot_be_a_seed_is_refused_with_a_message(chromium, book
             assert ("could not read" in message) if text == "abc" else ("beyond" in message)
             assert view.numbers("grad") == before              # nothing changed
             assert box.input_value() == "1"                    # the box shows the seed again
+        assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
         assert problems == []
     finally:
         context.close()
@@ -133,11 +135,78 @@ def test_explorers_run_live_in_jupyterlab(chromium, lab, chapter):
             kind = root.get_attribute("data-kind")
             for role, want in drawn_numbers(kind, ex).items():      # the state the text describes
                 assert_numbers(view.numbers(role), want, f"{chapter} after Run All, {role}")
-            assert view.use(book.lab) == 1
-            ex._on_view(None, lab_message(view, book.lab, ex), None)
-            for role, want in drawn_numbers(kind, ex).items():
-                assert_numbers(view.numbers(role), want, f"{chapter} after {book.lab}, {role}")
+            for control in [book.lab, Control("type", "seed-0", "inf"), Control("type", "seed-0", "nan")]:
+                assert view.use(control) == 1      # inf and nan travel as text (JSON has neither)
+                ex._on_view(None, lab_message(view, control, ex), None)
+                for role, want in drawn_numbers(kind, ex).items():
+                    assert_numbers(view.numbers(role), want, f"{chapter} after {control}, {role}")
         assert problems == []
     finally:
         page.evaluate("window.jupyterapp && jupyterapp.serviceManager.sessions.shutdownAll()")
+        context.close()
+
+
+# -- special seeds: inf, nan, -0, the largest numbers --------------------------------------------
+SPECIAL = ["inf", "-inf", "nan", "-0"]
+BIG = ["1e6", "-1e6", "1e30", "-3e38", "1e39"]     # beyond 1e6: the grid only (sliders refuse it)
+REFUSED = "open the notebook to run it there"
+
+
+def sweep(page, view, ex, sent, boxes, values, where):
+    """Type each value into each box (the earlier boxes keep their last value); each time the page must draw the
+    gradient autograd_lab's backward gives for the same message, or refuse the value
+    and say the notebook computes it.  Returns how many values the page refused."""
+    refused = 0
+    for box_selector in boxes:
+        for text in values:
+            box = view.root.locator(box_selector).first
+            before, count = view.frames(), len(sent)
+            box.fill(text)
+            box.press("Enter")
+            status, drawn = view.root.evaluate("""async (el, n) => {
+                while (Number(el.dataset.frames) <= n) await new Promise(r => setTimeout(r, 2));
+                return [el.querySelector('[data-role="status"]').innerText,
+                        Array.from(el.querySelectorAll('[data-role="grad"] td:not(.al-lead)'), td => td.innerText.trim())];
+            }""", before)
+            if REFUSED in status:
+                refused += 1
+                continue
+            for _ in range(200):                       # the message reaches this process
+                if len(sent) > count:
+                    break
+                page.wait_for_timeout(5)
+            assert len(sent) == count + 1, f"{where}, {box_selector} = {text}: nothing sent"
+            ex._on_view(None, sent[-1], None)
+            assert ex.grad is not None, f"{where}, {box_selector} = {text}: {ex.error}"
+            assert_numbers(drawn, ex.grad.numpy(), f"{where}, {box_selector} = {text}")
+            assert (ex.error or "") in status, f"{where}, {box_selector} = {text}: {status!r}, not {ex.error!r}"
+    return refused
+
+
+@pytest.mark.parametrize("chapter", ["03_backward_gradient_seed", "04_grad_outputs", "06_inside_autograd_lab"])
+def test_special_seeds_in_every_box_give_the_kernels_numbers(chromium, book_server, chapter):
+    """inf, -inf, nan, -0 and the largest numbers, typed into every seed box: the page's
+    vᵀJ skips the entries a seed entry never reaches (0 * inf would be nan there), so it
+    draws what autograd_lab's backward computes, or refuses the value."""
+    books = [b for b in EXPLORERS if b.chapter == chapter] or [Book(chapter, "explorer")]
+    context, page, problems, outside = open_page(chromium, book_server + books[0].page, None)
+    try:
+        sent = []
+        page.expose_function("alRecord", lambda msg: sent.append(msg))
+        for book in books:
+            ex = chapter_explorer(book)
+            view = page_view(page, book.index)
+            view.root.evaluate("el => el.closest('.al-explorer').addEventListener("
+                               "'al-message', e => alRecord(e.detail))")
+            if view.root.get_attribute("data-kind") == "grad_outputs":
+                boxes = [f'[data-role="cell-{k}"]' for k in range(ex.y.numel())]
+                refused = sweep(page, view, ex, sent, boxes, SPECIAL, book.page)
+                refused += sweep(page, view, ex, sent, boxes[:1], BIG, book.page)
+            else:
+                boxes = [f'[data-role="seed-{i}"] input[type=text]' for i in range(ex.y.numel())]
+                refused = sweep(page, view, ex, sent, boxes, SPECIAL, f"{book.page} {book.variable}")
+                refused += sweep(page, view, ex, sent, boxes[:1], BIG[:2], f"{book.page} {book.variable}")
+            assert refused <= len(boxes) * 3, f"{book.variable}: {refused} values refused"
+        assert problems == [] and outside == []
+    finally:
         context.close()

@@ -218,6 +218,78 @@ def jacobian(fn, x, y, xc):
         return np.stack(rows).reshape(tuple(y.shape) + tuple(x.shape))
 
 
+# -- the page's vᵀJ, made to agree with the kernel's backward ---------------------------------
+# The page forms x.grad as a sum over the seed's entries of v[i] * J[i, j].  For finite
+# seeds of moderate size that is the backward's answer (backward is linear in the seed).
+# For inf and nan it is not: 0 * inf is nan, and the backward never multiplies v[i] into
+# an entry of x that v[i] does not reach (an elementwise op's gradient stays off its
+# diagonal).  So the page learns, from autograd_lab, which entries each v[i] reaches (a
+# backward with nan at i and 0 elsewhere: nan lands exactly where v[i] flows), and adds
+# only those terms, in the dtype's arithmetic (float32 rounding after each product and
+# sum, as the kernel's float32 backward).  Then every special seed (inf, -inf, nan, -0)
+# and the largest finite ones are tried on both -- the kernel's backward and this very
+# rule -- one entry at a time; an entry where they differ is refused in the page ("the
+# notebook handles it"), never answered wrongly.
+SPECIAL_PROBES = (math.inf, -math.inf, math.nan, -0.0)
+
+
+def page_vjp(J, reach, v, dtype):
+    """The page's rule (seed.js/grad_outputs.js ``pageVjp``) in NumPy: Σ over reached i of
+    v[i] * J[i, j], from -0, rounded to ``dtype`` after every product and sum."""
+    f = np.dtype(dtype).type
+    J = np.asarray(J, dtype=dtype)
+    out = []
+    with np.errstate(all="ignore"):
+        vv = np.asarray(v, dtype=np.float64).reshape(-1).astype(dtype)
+        for j in range(J.shape[1]):
+            s = f(-0.0)
+            for i in range(J.shape[0]):
+                if reach is None or reach[i][j]:
+                    s = f(s + f(vv[i] * J[i, j]))
+            out.append(s)
+    return np.array(out, dtype=dtype)
+
+
+def _same(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return a.shape == b.shape and bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
+
+
+def page_rule(fn, x, shape, dtype, J):
+    """What the page needs to form x.grad as the kernel's backward does: ``reach`` (per
+    row of J, a string of "1"/"0": does v[i] reach x's entry j), or None when every v[i]
+    reaches every entry; and ``trust`` (per row: [largest |v[i]| the page may answer,
+    whether inf/nan/-0 in v[i] may be answered]), or None when the page may answer all."""
+    m = int(np.prod(shape))
+    J = np.asarray(J, dtype=dtype).reshape(m, -1)
+
+    def kernel(v):
+        xc = leaf_copy(x)
+        (g,) = _grad(fn(xc), xc, grad_outputs=_tensor(np.asarray(v).reshape(shape).astype(dtype)))
+        return g._data.reshape(-1)
+
+    with quiet():
+        if np.isnan(kernel(np.zeros(m))).any():          # inf in J: nan everywhere, learn nothing
+            reach = np.ones(J.shape, dtype=bool)
+        else:
+            reach = np.stack([np.isnan(kernel(np.where(np.arange(m) == i, math.nan, 0.0)))
+                              for i in range(m)])
+        top = float(np.finfo(dtype).max)
+        sizes = [top, 1e30, 1e20, 1e10, 1e6]
+        trust = []
+        for i in range(m):
+            def agrees(s):
+                v = np.ones(m)
+                v[i] = s
+                return _same(kernel(v), page_vjp(J, reach, v, dtype))
+            special = all(agrees(s) for s in SPECIAL_PROBES)
+            limit = next((z for z in sizes if agrees(z) and agrees(-z)), 0.0)
+            trust.append([limit, special])
+    reach_out = None if reach.all() else ["".join("1" if r else "0" for r in row) for row in reach]
+    trust_out = None if all(t == [top, True] for t in trust) else trust
+    return reach_out, trust_out
+
+
 def seed_overflow(v, dtype):
     with np.errstate(all="ignore"):
         cast = v.astype(dtype)

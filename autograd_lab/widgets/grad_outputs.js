@@ -5,7 +5,7 @@ const GO_STYLE = `
 .al-grad_outputs .al-go-left { display: flex; flex-direction: column; gap: 8px; width: 262px; }
 .al-grad_outputs .al-go-left .al-buttons { margin: 0; }
 .al-grad_outputs .al-go-index { display: flex; align-items: center; gap: 5px; font-size: 13px; }
-.al-grad_outputs .al-go-index input { width: 3.4em; }
+.al-grad_outputs .al-go-index input { width: 2.6em; min-height: 28px; text-align: center; }
 .al-grad_outputs .al-go-cells { display: grid; gap: 3px; }
 .al-grad_outputs .al-go-cells input { text-align: center; padding: 2px 2px; }
 .al-grad_outputs .al-go-cells input.al-go-zero { color: var(--al-muted); }
@@ -20,7 +20,7 @@ const GO_STYLE = `
 `;
 
 function render({model, el}) {
-  let cells = [], indexBoxes = [], textBox, presets, loss, answer, table;
+  let cells = [], indexBoxes = [], textBox, presets, loss, answer, table, sentIndex = null;
   return explorer({
     model, el, kind: "grad_outputs",
     hostText: {
@@ -36,9 +36,24 @@ function render({model, el}) {
       const shape = spec.y_shape;
       presets = buttonBar(Object.keys(spec.presets).map((k) => [k, k]), (name) => ctx.send({do: "preset", name}),
         "presets");
-      const sendIndex = () => ctx.send({set: "index", value: indexBoxes.map((b) => Number(b.value))});
-      indexBoxes = shape.map((n, d) => h("input", {type: "number", min: 0, max: n - 1, step: 1, value: 0,
-        "data-role": `index-${d}`, "aria-label": `one-hot index, axis ${d}`, onchange: sendIndex}));
+      // index boxes: whole numbers typed as text (a number input's spin arrows took the
+      // clicks meant for the box); anything else is refused here, the same in both hosts
+      const sendIndex = () => {
+        const texts = indexBoxes.map((b) => b.value.trim());
+        const bad = texts.findIndex((t, d) => !/^\d+$/.test(t) || Number(t) >= shape[d]);
+        if (bad >= 0) {
+          ctx.problem(`index ${bad}: ${texts[bad] === "" ? "empty" : JSON.stringify(texts[bad])}; ` +
+            `type a whole number from 0 to ${shape[bad] - 1}`);
+          indexBoxes.forEach((b, d) => { b.value = String((model.get("state").index || [])[d] ?? 0); });
+          return;
+        }
+        const value = texts.map(Number);
+        if (JSON.stringify(value) !== JSON.stringify(sentIndex)) ctx.send({set: "index", value});
+      };
+      indexBoxes = shape.map((n, d) => h("input", {type: "text", inputmode: "numeric", value: "0",
+        "data-role": `index-${d}`, "aria-label": `one-hot index, axis ${d} (0 to ${n - 1})`,
+        onkeydown: (e) => { if (e.key === "Enter") { e.preventDefault(); sendIndex(); } },
+        onchange: sendIndex}));
       const index = h("div", {class: "al-go-index", "data-role": "index"},
         h("span", {text: `one-hot at ${yn}[`}), ...indexBoxes.flatMap((b, d) => (d ? [h("span", {text: ","}), b] : [b])),
         h("span", {text: "]"}));
@@ -50,7 +65,15 @@ function render({model, el}) {
             "aria-label": `seed ${spec.rows[k].replace(yn, "")}`});
           let shown = "";
           const apply = () => {
-            if (input.value.trim() !== shown) ctx.send({set: "entry", index: k, value: input.value.trim()});
+            const text = input.value.trim();
+            if (text === shown) return;
+            if (!NUMBER.test(text)) {          // one number (or nan, inf) per cell, refused here
+              ctx.problem(`${spec.rows[k]}: ${text === "" ? "the box is empty" : `could not read ${JSON.stringify(text)}`}; ` +
+                "type one number (nan and inf too)");
+              input.value = shown;
+              return;
+            }
+            ctx.send({set: "entry", index: k, value: text});
           };
           input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); apply(); } });
           input.addEventListener("change", apply);
@@ -82,7 +105,8 @@ function render({model, el}) {
       cells.forEach((c, k) => c.show(fits ? fmt(v[k]).replace(/\.$/, "") : ""));
       cells.forEach((c, k) => c.input.classList.toggle("al-go-zero", fits && v[k] === 0));
       textBox.show(seed === null ? "" : fmtNested(seed));
-      (state.index || []).forEach((i, d) => { indexBoxes[d].value = i; });
+      sentIndex = state.preset === "one-hot" ? state.index : null;     // typed again: nothing to redo
+      (state.index || []).forEach((i, d) => { indexBoxes[d].value = String(i); });
       for (const [name, b] of Object.entries(presets.buttons)) {
         b.setAttribute("aria-pressed", state.preset === name ? "true" : "false");
       }
@@ -154,15 +178,16 @@ function offline({spec, state}, msg) {
   }
   const cast = spec.dtype === "float32" ? Math.fround : (x) => x;
   const v = flat(seed);
-  const J = spec.J.map((r) => r.map(num));
-  const g = J[0].map((_, j) => cast(v.reduce((s, vi, i) => s + cast(vi) * J[i][j], 0)));
-  const problems = [];
+  const {grad: g, refused} = pageVjp(spec, seed, "seed");
+  if (refused) return refuse(refused);
+  const problems = [];                   // in the kernel's words (_base.seed_overflow, problems)
   const big = v.find((e) => Number.isFinite(e) && !Number.isFinite(cast(e)));
   if (big !== undefined) {
-    problems.push(`the seed entry ${big} does not fit in ${spec.dtype}: it becomes inf, and the gradient with it`);
+    problems.push(`the seed entry ${pyG(big)} does not fit in ${spec.dtype} (largest ` +
+      `${(3.4028234663852886e38).toPrecision(4)}): it becomes inf, and the gradient with it`);
   }
-  const bad = g.map((e, i) => [e, i]).filter(([e]) => !Number.isFinite(e)).map(([, i]) => spec.cols[i]);
-  if (bad.length) problems.push(`dL/d${xn} is nan or inf at ${bad.join(", ")}`);
+  const bad = nonFinite(`dL/d${xn}`, g, spec.x_shape);
+  if (bad) problems.push(bad);
   const loss = (preset === null ? spec.loss.custom : spec.loss[preset]).replace("{index}", index.join(", "));
   return {...state, n: state.n + 1, seed, grad: nest(g, spec.x_shape), preset, index, loss,
     error: problems.length ? problems.join("; ") : null,

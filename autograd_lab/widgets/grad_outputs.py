@@ -77,6 +77,10 @@ class GradOutputsExplorer(b.Explorer):
             "presets": {k: b.js(v) for k, v in self.presets.items()},
             "cells": 1 <= len(self._shape) <= 2 and m <= MAX_CELLS,
             "dtype": str(np.dtype(self._dtype)),
+            # which entries of x each seed entry reaches, and which seeds the page may
+            # answer (inf, nan, the largest numbers): see _base.page_rule
+            **dict(zip(("reach", "trust"), b.page_rule(self.fn, self.x, self._shape, self._dtype,
+                                                        self.jacobian._data))),
             "loss": {("custom" if k is None else k): v.replace("{y}", yn) for k, v in LOSS.items()},
             "zero": ZERO.replace("{y}", yn),
             "wrong_shape": self._wrong_shape_text(),
@@ -123,7 +127,9 @@ class GradOutputsExplorer(b.Explorer):
             raise ValueError(f"no preset {name!r}; the presets are {', '.join(map(repr, self.presets))}")
         if name == "one-hot":
             idx = self.index if index is None else (tuple(index) if np.ndim(index) else (int(index),))
-            if len(idx) != len(self._shape) or any(not 0 <= int(i) < s for i, s in zip(idx, self._shape)):
+            if len(idx) != len(self._shape) or any(
+                    isinstance(i, bool) or not isinstance(i, (int, float, np.integer, np.floating))
+                    or int(i) != i or not 0 <= int(i) < s for i, s in zip(idx, self._shape)):
                 raise IndexError(f"index {tuple(idx)} is outside {self.names[1]}'s shape "
                                  f"{viz._shape_str(self._shape)}")
             self.index = tuple(int(i) for i in idx)
@@ -136,7 +142,14 @@ class GradOutputsExplorer(b.Explorer):
     def _entry(self, k, value):
         """One entry of the seed (flat index k) changed in the grid."""
         v = np.array(self._seed if self._seed.shape == self._shape else self.presets["ones"], dtype=np.float64)
-        v.reshape(-1)[int(k)] = float(b.as_numbers(value))
+        try:
+            entry = b.as_numbers(value)
+        except ValueError:
+            entry = None
+        if entry is None or entry.size != 1:
+            raise ValueError(f"{b.index_labels(self.names[1], self._shape)[int(k)]}: could not read "
+                             f"{str(value)!r} as one number")
+        v.reshape(-1)[int(k)] = float(entry.reshape(-1)[0])
         self._custom(v)
 
     def _act(self, msg):

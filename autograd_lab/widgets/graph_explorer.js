@@ -7,12 +7,14 @@
 const GRAPH_STYLE = `
 .al-graph_explorer { --al-g-leaf: #d0eaf9; --al-g-leaf-line: #0072b2; --al-g-op: #f9eac7;
   --al-g-op-line: #9a5b00; --al-g-out: #c7eae0; --al-g-out-line: #00805d; --al-g-const: #ecebe7;
-  --al-g-const-line: #77756f; --al-g-grad: #b34700; }
+  --al-g-const-line: #77756f; --al-g-grad: #a84200; }
 html[data-theme="dark"] .al-graph_explorer, body[data-jp-theme-light="false"] .al-graph_explorer {
   --al-g-leaf: #163a52; --al-g-leaf-line: #56b4e9; --al-g-op: #3b2e12; --al-g-op-line: #e0a43a;
   --al-g-out: #0f3d31; --al-g-out-line: #3cc9a0; --al-g-const: #2b3038; --al-g-const-line: #8d929a;
   --al-g-grad: #ffa06e; }
 .al-graph_explorer .al-gsvg { display: block; max-width: 100%; height: auto; margin: 8px 0 0; overflow: visible; }
+/* a narrow screen: the graph keeps a size its numbers read at (11 px and up) and scrolls */
+@media (max-width: 760px) { .al-graph_explorer .al-gsvg { max-width: none; width: var(--al-gw); } }
 .al-graph_explorer .al-gsvg text { font: 10.5px ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono",
   "Liberation Mono", monospace; fill: var(--al-fg); dominant-baseline: central; text-anchor: middle;
   white-space: pre; }
@@ -105,9 +107,10 @@ function alignBlocks(items, char = G_CHAR) {
 // A slider over the values the page has states for: it moves from one to the next; the
 // box beside it shows the value and takes a typed number (the page's answer snaps it).
 function gridControl({label, values, value, onchange, role}) {
-  const range = h("input", {type: "range", min: 0, max: values.length - 1, step: 1, "aria-label": label});
+  const id = `al-n${++AL_IDS}`;
+  const range = h("input", {type: "range", id, min: 0, max: values.length - 1, step: 1});
   const box = h("input", {type: "text", inputmode: "decimal", "aria-label": `${label} (type a number)`});
-  const el = h("div", {class: "al-slider", "data-role": role || null}, h("label", {text: label}), range, box);
+  const el = h("div", {class: "al-slider", "data-role": role || null}, h("label", {for: id, text: label}), range, box);
   let current = num(value);
   const nearest = (v) => values.reduce((best, x, i) => (Math.abs(x - v) < Math.abs(values[best] - v) ? i : best), 0);
   const show = (v) => {
@@ -173,7 +176,8 @@ function render({model, el}) {
       if (ctx.page && !page.states) Object.values(buttons.buttons).forEach((b) => { b.disabled = true; });
       readout = h("table", {class: "al-g-readout al-mono", "data-role": "readout"});
       const picture = svg("svg", {class: "al-gsvg", width: spec.width, height: spec.height,
-        viewBox: `0 0 ${spec.width} ${spec.height}`, role: "img", "data-role": "graph",
+        viewBox: `0 0 ${spec.width} ${spec.height}`, role: "group", "data-role": "graph",
+        style: `--al-gw: ${Math.ceil(spec.width * 1.1)}px`,
         "aria-label": `The graph of ${out}: each box shows a value of the forward pass, each edge the gradient ` +
           `sent back along it.`});
       for (const y of spec.rules) picture.append(svg("line", {class: "r-band", x1: 0, x2: spec.width, y1: y, y2: y}));
@@ -231,7 +235,8 @@ function render({model, el}) {
         h("div", {class: "al-row"},
           h("div", {class: "al-controls", "data-role": "controls"}, ...controls.map((c) => c.el)),
           h("div", {}, readout, buttons.el)),
-        picture, legend);
+        h("div", {class: "al-scroll", tabindex: "0", role: "region", "aria-label": "the graph (scrolls sideways)"}, picture),
+        legend);
     },
     draw(state, ctx) {
       const slots = state.slots || null;

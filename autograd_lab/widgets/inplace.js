@@ -5,9 +5,9 @@ const INPLACE_STYLE = `
 .al-inplace { --al-ok: #1a7f37; --al-ok-bg: #dcf3e2; --al-stale: #8a5a00; --al-stale-bg: #fbefd0; }
 html[data-theme="dark"] .al-inplace, body[data-jp-theme-light="false"] .al-inplace {
   --al-ok: #56d37c; --al-ok-bg: #15331f; --al-stale: #f0c05a; --al-stale-bg: #3a2d0e; }
-.al-inplace .al-pick { display: grid; grid-template-columns: 5.2em 1fr; gap: 4px 10px; align-items: baseline; }
+.al-inplace .al-pick { display: grid; grid-template-columns: 5.2em 1fr; gap: 3px 10px; align-items: baseline; }
 .al-inplace .al-pick > span { color: var(--al-muted); font-size: 12.5px; }
-.al-inplace .al-pick .al-buttons { margin: 0; gap: 5px; }
+.al-inplace .al-pick .al-buttons { margin: 0; gap: 3px 5px; }
 .al-inplace .al-pick button code { font: inherit; color: inherit; background: none; border: 0; padding: 0; }
 .al-inplace .al-pick button, .al-inplace .al-predict button { font: 12px ui-monospace, Menlo, Consolas, monospace; padding: 2px 6px; }
 .al-inplace .al-ask { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: stretch; margin: 8px 0 0; }
@@ -75,7 +75,7 @@ function render({model, el}) {
       predict = buttonBar(Object.entries(spec.outcomes), (o) => ctx.send({set: "prediction", value: o}), "predict");
       const ask = h("div", {class: "al-ask"}, code,
         h("div", {class: "al-predict"}, h("span", {text: "Predict: y.sum().backward() will …"}), predict.el));
-      result = h("div", {"data-role": "result"});
+      result = h("div", {"data-role": "result", "aria-live": "polite"});
       return h("div", {}, pick, ask, result);
     },
     draw(state, ctx) {

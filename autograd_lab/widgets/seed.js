@@ -19,7 +19,7 @@ function render({model, el}) {
       if (spec.sliders) {
         seedControls = spec.rows.map((label, i) => numberControl({
           label: label.replace(yn, "v"), value: 1, role: `seed-${i}`, onproblem: ctx.problem,
-          onchange: () => sendSeed(nest(seedControls.map((c) => c.value), spec.y_shape)),
+          onchange: () => sendSeed(nest(seedControls.map((c) => wire(c.value)), spec.y_shape)),
         }));
         controls.append(...seedControls.map((c) => c.el));
       } else {
@@ -36,7 +36,7 @@ function render({model, el}) {
       controls.append(presets.el);
       picture = h("div", {"data-role": "picture"});
       readout = h("div", {class: "al-readout al-mono", "data-role": "readout"});
-      zero = h("div", {class: "al-status", "data-role": "zero"});
+      zero = h("div", {class: "al-status", "data-role": "zero", "aria-live": "polite"});
       return h("div", {},
         h("div", {class: "al-row"}, controls, picture),
         readout, zero);
@@ -89,11 +89,10 @@ function offline({spec, state}, msg) {
       error: `the seed has shape ${shapeText(shapeOf(seed))}; it needs ${spec.names[1]}'s shape ${shapeText(want)}. ` +
         "(In the notebook, the engine itself refuses other shapes: try one there.)"};
   }
-  const cast = spec.dtype === "float32" ? Math.fround : (x) => x;
-  const v = flat(seed).map(cast);
-  const J = spec.J.map((r) => r.map(num));
-  const g = J[0].map((_, j) => cast(v.reduce((s, vi, i) => s + vi * J[i][j], 0)));
-  return {...state, n: state.n + 1, seed, grad: nest(g, spec.x_shape), error: null, note: null};
+  const {grad: g, refused} = pageVjp(spec, seed);
+  if (refused) return {...state, n: state.n + 1, error: refused};
+  return {...state, n: state.n + 1, seed, grad: nest(g, spec.x_shape), error: nonFinite(`${spec.names[0]}.grad`, g, spec.x_shape),
+    note: null};
 }
 
 export default {render};

@@ -52,6 +52,10 @@ class SeedExplorer(b.Explorer):
             "rows": b.index_labels(yn, self._shape), "cols": b.index_labels(xn, tuple(self.x.shape)),
             "presets": {k: b.js(v) for k, v in self.presets.items()},
             "sliders": m <= MAX_SLIDERS, "dtype": str(np.dtype(self._dtype)),
+            # which entries of x each seed entry reaches, and which seeds the page may
+            # answer (inf, nan, the largest numbers): see _base.page_rule
+            **dict(zip(("reach", "trust"), b.page_rule(self.fn, self.x, self._shape, self._dtype,
+                                                        self.jacobian._data))),
         }
 
     # -- the programmatic API -----------------------------------------------------------------

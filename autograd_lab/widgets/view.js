@@ -9,7 +9,7 @@
 
 const AL_STYLE = `
 .al-x { --al-fg: #1e1e1e; --al-muted: #5c5c5c; --al-bg: #fbfaf6; --al-card: #ffffff;
-  --al-line: #cfccc2; --al-accent: #0072b2; --al-warn: #b34700; --al-warn-bg: #fbe3d6;
+  --al-line: #cfccc2; --al-accent: #0072b2; --al-warn: #a84200; --al-warn-bg: #fbe3d6;
   --al-note-bg: #dcecf7; --al-off: #ebe9e2;
   --al-zero: #f4f3ef; --al-pos: #b2182b; --al-neg: #2166ac;
   color: var(--al-fg); background: var(--al-bg); border: 1px solid var(--al-line);
@@ -19,29 +19,32 @@ html[data-theme="dark"] .al-x, body[data-jp-theme-light="false"] .al-x {
   --al-fg: #e8e6e3; --al-muted: #a9a59d; --al-bg: #1f2329; --al-card: #14171b;
   --al-line: #474d56; --al-accent: #56b4e9; --al-warn: #ff9e6b; --al-warn-bg: #3d2419;
   --al-note-bg: #17303f; --al-off: #2b3038;
-  --al-zero: #2a2f37; --al-pos: #cf3f36; --al-neg: #3a85c6; }
+  --al-zero: #2a2f37; --al-pos: #cf3f36; --al-neg: #3378b7; }
 .al-x * { box-sizing: border-box; }
-.al-x .al-title { font-weight: 650; font-size: 15px; margin: 0 0 2px; }
+.al-x .al-title { font-weight: 650; font-size: 15px; margin: 0 0 2px; line-height: 1.35; overflow-wrap: anywhere; }
 .al-x .al-sub { color: var(--al-muted); margin: 0 0 8px; }
+.al-x .al-host a { color: var(--al-accent); text-decoration: underline; }
 .al-x .al-host { color: var(--al-muted); font-size: 12.5px; margin: 8px 0 0;
   border-top: 1px dashed var(--al-line); padding-top: 6px; }
 .al-x code, .al-x .al-mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: 12.5px; font-variant-numeric: tabular-nums; }
 .al-x .al-row { display: flex; flex-wrap: wrap; gap: 12px 18px; align-items: flex-start; }
+.al-x .al-row > * { min-width: 0; max-width: 100%; }
 .al-x .al-controls { display: flex; flex-direction: column; gap: 6px; min-width: 260px; }
 .al-x .al-slider { display: grid; grid-template-columns: 5.5em 1fr 5.2em; gap: 8px;
   align-items: center; }
 .al-x .al-slider label { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
-.al-x input[type=range] { width: 100%; accent-color: var(--al-accent); margin: 0; }
+.al-x input[type=range] { width: 100%; min-width: 0; height: 28px; accent-color: var(--al-accent); margin: 0; }
+.al-x input[type=checkbox] { width: 24px; height: 24px; min-width: 24px; margin: 1px; accent-color: var(--al-accent); }
 .al-x input[type=number], .al-x input[type=text], .al-x textarea {
   font: 12.5px ui-monospace, Menlo, Consolas, monospace; color: var(--al-fg);
   background: var(--al-card); border: 1px solid var(--al-line); border-radius: 4px;
-  padding: 3px 5px; width: 100%; }
+  padding: 3px 5px; width: 100%; min-height: 28px; }
 .al-x textarea { resize: vertical; min-height: 2.4em; }
 .al-x input:disabled, .al-x textarea:disabled, .al-x button:disabled { opacity: .55; cursor: not-allowed; }
 .al-x .al-buttons { display: flex; flex-wrap: wrap; gap: 6px; margin: 8px 0 0; }
 .al-x button { font: 13px system-ui, sans-serif; color: var(--al-fg); background: var(--al-card);
-  border: 1px solid var(--al-line); border-radius: 5px; padding: 3px 9px; cursor: pointer; }
+  border: 1px solid var(--al-line); border-radius: 5px; padding: 3px 9px; cursor: pointer; min-height: 24px; min-width: 24px; }
 .al-x button:hover:not(:disabled) { border-color: var(--al-accent); }
 .al-x button[aria-pressed=true] { border-color: var(--al-accent); box-shadow: inset 0 0 0 1px var(--al-accent); }
 .al-x label.al-check { display: inline-flex; gap: 6px; align-items: center; cursor: pointer; }
@@ -59,7 +62,16 @@ html[data-theme="dark"] .al-x, body[data-jp-theme-light="false"] .al-x {
   font-variant-numeric: tabular-nums; transition: opacity .12s; }
 .al-x table.al-heat td.al-pos { background: color-mix(in srgb, var(--al-pos) var(--al-mix), var(--al-zero)); }
 .al-x table.al-heat td.al-neg { background: color-mix(in srgb, var(--al-neg) var(--al-mix), var(--al-zero)); }
+/* heat cells' ink: black or white, whichever reads at 4.5:1 or more on the cell (heat()) */
+.al-x table.al-heat td.al-pos, .al-x table.al-heat td.al-neg { color: #000000; }
 .al-x table.al-heat td.al-strong { color: #ffffff; }
+html[data-theme="dark"] .al-x table.al-heat td.al-pos, html[data-theme="dark"] .al-x table.al-heat td.al-neg,
+body[data-jp-theme-light="false"] .al-x table.al-heat td.al-pos,
+body[data-jp-theme-light="false"] .al-x table.al-heat td.al-neg { color: #ffffff; }
+.al-x table.al-heat td.al-lead { min-width: 0; height: auto; padding: 0 4px; text-align: left;
+  font: 12px ui-monospace, Menlo, Consolas, monospace; color: var(--al-muted); white-space: nowrap; }
+.al-x .al-scroll { overflow-x: auto; max-width: 100%; }
+.al-x .al-scroll:focus-visible { outline: 2px solid var(--al-accent); outline-offset: 2px; }
 .al-x table.al-heat td.al-pending { background: repeating-linear-gradient(135deg, var(--al-off),
   var(--al-off) 4px, transparent 4px, transparent 8px); color: var(--al-muted); }
 .al-x table.al-heat td.al-bad { outline: 2px solid var(--al-warn); color: var(--al-warn); font-weight: 700; }
@@ -232,10 +244,12 @@ function heat(v, vmax, weight = 1) {
   v = num(v);
   if (!Number.isFinite(v)) return null;
   const t = Math.min(1, vmax > 0 ? Math.abs(v) / vmax : 0) * Math.max(0, Math.min(1, weight));
-  // white numbers only where the cell is dark enough for them (the blue is lighter than the
-  // red at the same mix): at least 4:1 against either ink on the light theme's colours
-  return {cls: (v < 0 ? "al-neg" : "al-pos") + (t > (v < 0 ? 0.8 : 0.65) ? " al-strong" : ""),
-    mix: `${Math.round(t * 100)}%`};
+  const pct = Math.round(t * 100);
+  // the light theme's cells: black digits up to the strength where white reads better,
+  // white from there (the blue is lighter than the red at the same mix); either ink is at
+  // least 4.5:1 where it is used.  The dark theme's cells take white at every strength.
+  return {cls: (v < 0 ? "al-neg" : "al-pos") + (pct >= (v < 0 ? 87 : 75) ? " al-strong" : ""),
+    mix: `${pct}%`};
 }
 
 function vmaxOf(values) {
@@ -250,12 +264,12 @@ function vmaxOf(values) {
 // the row a scale of its own), or {gap: true} for a thin space between rows.
 function heatTable({cols, rows, vmax, role, lead}) {
   const table = h("table", {class: "al-heat", "data-role": role || null});
-  table.append(h("tr", {}, h("th"), lead ? h("th") : null, cols.map((c) => h("th", {text: c}))));
+  table.append(h("tr", {}, h("td"), lead ? h("td") : null, cols.map((c) => h("th", {scope: "col", text: c}))));
   for (const row of rows) {
-    if (row.gap) { table.append(h("tr", {class: "al-gap"}, h("th"), lead ? h("th") : null, cols.map(() => h("td")))); continue; }
+    if (row.gap) { table.append(h("tr", {class: "al-gap", "aria-hidden": "true"}, h("td"), lead ? h("td") : null, cols.map(() => h("td")))); continue; }
     const tr = h("tr", {class: row.cls || null, "data-role": row.role || null});
-    tr.append(h("th", {class: "al-rl", text: row.label}));
-    if (lead) tr.append(h("th", {}, row.lead === undefined ? "" : row.lead));
+    tr.append(h("th", {class: "al-rl", scope: "row", text: row.label}));
+    if (lead) tr.append(h("td", {class: "al-lead"}, row.lead === undefined ? "" : row.lead));
     row.values.forEach((raw, j) => {
       const v = num(raw);
       const td = h("td", {"data-index": j});
@@ -272,27 +286,43 @@ function heatTable({cols, rows, vmax, role, lead}) {
     });
     table.append(tr);
   }
-  return table;
+  return scroller(role === "jacobian" ? "the Jacobian" : "the table", table);
+}
+
+// A wide table or picture inside a box that scrolls sideways on a narrow screen (the page
+// itself never does), reachable and scrollable with the keyboard.
+function scroller(label, child) {
+  return h("div", {class: "al-scroll", tabindex: "0", role: "region", "aria-label": `${label} (scrolls sideways)`}, child);
 }
 
 // -- controls ----------------------------------------------------------------------------
 // A number with a slider and a box.  Values set from outside are shown exactly (the
 // slider has no step, so nothing rounds them); dragging gives multiples of `step`; the
-// arrow keys move by `step`; a typed number outside the range widens the range; a
-// number that cannot be read, or one beyond `limit`, is refused with a message.
-function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e6, onchange, onproblem, role}) {
-  const range = h("input", {type: "range", min, max, step: "any", "aria-label": label});
+// arrow keys move by `step`; a typed number outside the range widens the range for as
+// long as the value stays out there (back inside, the range is its own again, so a later
+// drag moves by the usual amounts); a number that cannot be read, or one beyond `limit`,
+// is refused with a message.  `format` writes the value in the box (and for screen
+// readers, as the slider's value).
+let AL_IDS = 0;
+function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e6, onchange, onproblem, role,
+                        format = (v) => fmt(v).replace(/\.$/, "")}) {
+  const id = `al-n${++AL_IDS}`;
+  const range = h("input", {type: "range", id, min, max, step: "any"});
   const box = h("input", {type: "text", inputmode: "decimal", "aria-label": `${label} (type a number)`});
-  const el = h("div", {class: "al-slider", "data-role": role || null}, h("label", {text: label}), range, box);
-  let current = num(value);
+  const el = h("div", {class: "al-slider", "data-role": role || null}, h("label", {for: id, text: label}), range, box);
+  let current = num(value), lo = Number(min), hi = Number(max);
+  const fit = (v) => {                                  // the range: its own, widened for v
+    const a = Number.isFinite(v) ? Math.min(lo, Math.floor(v)) : lo;
+    const b = Number.isFinite(v) ? Math.max(hi, Math.ceil(v)) : hi;
+    if (Number(range.min) !== a) range.min = a;
+    if (Number(range.max) !== b) range.max = b;
+  };
   const show = (v) => {
     current = v;
-    if (Number.isFinite(v)) {
-      if (v < Number(range.min)) range.min = Math.floor(v);
-      if (v > Number(range.max)) range.max = Math.ceil(v);
-      if (Number(range.value) !== v) range.value = v;
-    }
-    const text = fmt(v).replace(/\.$/, "");
+    fit(v);
+    if (Number.isFinite(v) && Number(range.value) !== v) range.value = v;
+    const text = format(v);
+    range.setAttribute("aria-valuetext", text);
     if (box.value !== text) box.value = text;     // unchanged: nothing for the page to redo
   };
   const commit = (v) => { show(v); onchange(v); };
@@ -309,9 +339,12 @@ function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e
   });
   const typed = () => {
     const text = box.value.trim();
-    const v = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text)
-      : ({nan: NaN, inf: Infinity, "-inf": -Infinity})[text.toLowerCase()];
-    if (v === undefined) { onproblem(`${label}: could not read ${JSON.stringify(text)} as a number`); show(current); return; }
+    const v = readNumber(text);
+    if (v === undefined) {
+      onproblem(`${label}: ${text === "" ? "the box is empty; type a number" : `could not read ${JSON.stringify(text)} as a number`}`);
+      show(current);
+      return;
+    }
     if (Number.isFinite(v) && Math.abs(v) > limit) {
       onproblem(`${label}: ${text} is beyond ±${limit.toLocaleString("en")}; type a smaller number`); show(current); return;
     }
@@ -321,7 +354,16 @@ function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e
   box.addEventListener("change", typed);
   show(current);
   return {el, show, range, box, get value() { return current; },
+    base(a, b) { lo = Number(a); hi = Number(b); fit(current); },
     set disabled(d) { range.disabled = d; box.disabled = d; }};
+}
+
+// One number as a reader types it: digits, a sign, an exponent, or nan / inf / -inf.
+const NUMBER = /^([-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|[-+]?(nan|inf))$/i;
+function readNumber(text) {
+  if (!NUMBER.test(text)) return undefined;
+  const t = text.toLowerCase().replace(/^\+/, "");
+  return t === "nan" || t === "-nan" ? NaN : t === "inf" ? Infinity : t === "-inf" ? -Infinity : Number(t);
 }
 
 // A text box that applies on Enter (Shift+Enter: a new line in a multi-line box) and on
@@ -361,12 +403,14 @@ function explorer({model, el, kind, build, draw, hostText}) {
   const page = model.get("host") === "page";
   const root = h("div", {class: `al-x al-${kind}`, "data-kind": kind, "data-frames": "0",
     "data-host": page ? "page" : "kernel"});
-  const title = h("p", {class: "al-title"});
+  const title = h("p", {class: "al-title", role: "heading", "aria-level": "3"});
   const sub = h("p", {class: "al-sub"});
   const status = h("div", {class: "al-status", "data-role": "status", "aria-live": "polite"});
   const host = h("p", {class: "al-host", "data-role": "host"});
-  const local = h("div", {class: "al-status", "data-role": "local"});   // the view's own messages
+  const local = h("div", {class: "al-status", "data-role": "local", "aria-live": "polite"});   // the view's own messages
   const inflight = requester(model);
+  // the chapter's notebook, as the page's own download button offers it
+  const notebook = page ? (globalThis.document.querySelector('a[href$=".ipynb"]') || {}).href || null : null;
   const ctx = {
     spec, page, root,
     send: (msg) => { if (local.firstChild) local.replaceChildren(); inflight(msg); },
@@ -384,13 +428,22 @@ function explorer({model, el, kind, build, draw, hostText}) {
     patch(status,
       state.error ? h("div", {class: "al-problem"}, h("b", {text: "Problem: "}), state.error) : "",
       state.note ? h("div", {class: "al-note"}, state.note) : "");
-    setText(host, page ? hostText.page : hostText.kernel);
+    patch(host, ...hostLine(page ? hostText.page : hostText.kernel, page && notebook));
     root.dataset.frames = String(++frames);
   };
   const onState = () => redraw();
   model.on("change:state", onState);
   redraw();
   return () => model.off("change:state", onState);
+}
+
+// The line saying who computes; in the book's pages its first "notebook" links to the
+// chapter's notebook, as the page's download button offers it.
+function hostLine(text, notebook) {
+  const at = notebook ? text.search(/\bnotebook\b/) : -1;
+  if (at < 0) return [text];
+  return [text.slice(0, at), h("a", {href: notebook, download: "", "data-role": "notebook",
+    title: "download this chapter's notebook", text: "notebook (.ipynb)"}), text.slice(at + "notebook".length)];
 }
 
 // Messages to the host, one in flight at a time: while the kernel works on one change,
@@ -436,4 +489,62 @@ function kindStyle(kind, css) {
   if (!doc.getElementById(`al-style-${kind}`)) {
     doc.head.appendChild(h("style", {id: `al-style-${kind}`, text: css}));
   }
+}
+
+// -- the page's vᵀJ (SeedExplorer, GradOutputsExplorer) ----------------------------------------
+// x.grad[j] = Σ v[i] * J[i][j] over the seed entries i that reach x's entry j (spec.reach,
+// learnt from autograd_lab's backward: an elementwise op's v[i] never meets the other
+// entries, so inf there is not turned into 0 * inf = nan), from -0, rounded to the
+// explorer's dtype after every product and sum as its backward rounds.  Seed entries that
+// autograd_lab found this rule cannot answer exactly (spec.trust: too large, or inf/nan
+// where several paths meet) are refused with a message: the notebook computes them.
+// _base.page_vjp is the same rule in Python.
+function pageVjp(spec, seed, seedName = "v") {
+  const cast = spec.dtype === "float32" ? Math.fround : (x) => x;
+  const v = flat(seed).map((e) => cast(e));
+  const trust = spec.trust || [];
+  for (let i = 0; i < v.length; i++) {
+    const [limit, special] = trust[i] || [Infinity, true];
+    const odd = !Number.isFinite(v[i]) || Object.is(v[i], -0);
+    if ((odd && !special) || (Number.isFinite(v[i]) && Math.abs(v[i]) > limit)) {
+      return {refused: `${seedName}: ${fmt(flat(seed)[i])} at ${spec.rows[i]} is beyond what this page computes exactly ` +
+        `(the backward's own steps would round or overflow differently); open the notebook to run it there`};
+    }
+  }
+  const J = spec.J.map((r) => r.map(num));
+  const reach = spec.reach || null;
+  const g = J[0].map((_, j) => {
+    let s = -0;
+    for (let i = 0; i < v.length; i++) {
+      if (reach && reach[i][j] === "0") continue;
+      s = cast(s + cast(v[i] * J[i][j]));
+    }
+    return s;
+  });
+  return {grad: g};
+}
+
+// Where a result is nan or inf, in the kernel's words (_base.problems): "x.grad has nan at
+// (0, 1) and inf at (0, 0)", the first six places of each; null when all are finite.
+function nonFinite(name, values, shape) {
+  const at = (test) => values.map((v, k) => [v, k]).filter(([v]) => test(v)).slice(0, 6).map(([, k]) => {
+    if (shape.length <= 1) return String(k);
+    const idx = [];
+    for (let d = shape.length - 1; d >= 0; d--) { idx.unshift(k % shape[d]); k = Math.floor(k / shape[d]); }
+    return `(${idx.join(", ")})`;
+  });
+  const parts = [];
+  const nan = at(Number.isNaN), inf = at((v) => v === Infinity || v === -Infinity);
+  if (nan.length) parts.push(`nan at ${nan.join(", ")}`);
+  if (inf.length) parts.push(`inf at ${inf.join(", ")}`);
+  return parts.length ? `${name} has ${parts.join(" and ")}` : null;
+}
+
+
+// Python's "%g" of a number beyond float32 (seed_overflow's words): 1e+39, -3.5e+38.
+function pyG(v) {
+  const [mant, exp] = v.toExponential(5).split("e");
+  const m = mant.includes(".") ? mant.replace(/0+$/, "").replace(/\.$/, "") : mant;
+  const e = Number(exp);
+  return `${m}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
 }

@@ -29,6 +29,11 @@ html[data-theme="dark"] .al-where, body[data-jp-theme-light="false"] .al-where {
 .al-where .al-route tr.al-section th { text-align: left; padding: 8px 0 0 4px; color: var(--al-muted);
   font: 12.5px system-ui, sans-serif; }
 .al-where .al-route tr.al-section th code { font-size: 12px; }
+.al-where .al-route tr.al-section th { white-space: normal; }
+/* a phone: narrower cells, so four entries fit beside their labels */
+@media (max-width: 480px) {
+  .al-where .al-route td { min-width: 3.1em; padding: 0 3px; }
+  .al-where .al-route th.al-rl { padding-right: 4px; } }
 `;
 
 function render({model, el}) {
@@ -46,7 +51,7 @@ function render({model, el}) {
       kindStyle("where", WHERE_STYLE);
       const start = model.get("state") || {};
       const range = start.range || [-2, 2];
-      tControl = numberControl({label: "t", value: start.t, min: range[0], max: range[1], step: 0.1,
+      tControl = numberControl({label: "t", value: start.t, min: range[0], max: range[1], step: 0.1, format: f32text,
         role: "threshold", onproblem: ctx.problem,
         onchange: (v) => ctx.send({set: "threshold", value: wire(v)})});
       xBox = textControl({label: "x", value: start.x_text || "", role: "x-text",
@@ -78,9 +83,7 @@ function render({model, el}) {
     },
     draw(state, ctx) {
       if (!tControl.range.matches(":active")) {            // not while the reader drags it
-        const [lo, hi] = state.range || [-2, 2];
-        if (lo < Number(tControl.range.min)) tControl.range.min = lo;
-        if (hi > Number(tControl.range.max)) tControl.range.max = hi;
+        tControl.base(...(state.range || [-2, 2]));
         tControl.show(num(state.t));
       }
       xBox.show(state.x_text || "");
@@ -88,9 +91,9 @@ function render({model, el}) {
       sqrtBox.input.checked = !!state.sqrt_branch;
       fixBox.input.checked = !!state.double_where;
       const branchName = !state.sqrt_branch ? "x" : state.double_where ? "sqrt(where(x > t, x, 1))" : "sqrt(x)";
-      patch(expr, h("code", {text: `out = where(x > ${fmt(state.t).replace(/\.$/, "")}, ${branchName}, y)`}),
+      patch(expr, h("code", {text: `out = where(x > ${f32text(state.t)}, ${branchName}, y)`}),
         h("code", {style: "margin-left:2.5em", text: "L = out.sum()"}));
-      patch(table, routeTable(state, branchName));
+      patch(table, scroller("the routing table", routeTable(state, branchName)));
     },
   });
 }
@@ -144,6 +147,19 @@ function routeTable(state, branchName) {
     h("td", {class: "al-merged", colspan: cols.length || 1, text: "None: the mask x > t is a bool tensor; it never receives a gradient"}));
   tbl.append(none);
   return tbl;
+}
+
+// t as the mask uses it: x > t compares in float32, so t is shown as the shortest number
+// that is the same float32 (2.99999 stays 2.99999; 2.9999999999 is 3, and x = 3 is not > 3).
+function f32text(t) {
+  const v = Math.fround(num(t));
+  if (!Number.isFinite(v)) return fmt(v);
+  if (v === 0) return "0";
+  for (let p = 1; p <= 9; p++) {
+    const text = String(Number(v.toPrecision(p)));
+    if (Math.fround(Number(text)) === v) return text;
+  }
+  return String(v);
 }
 
 // The page's answer to a message: the state autograd_lab computed, when the book was

@@ -185,8 +185,9 @@ class WhereExplorer(b.Explorer):
         return state
 
     def _range(self):
-        """The slider's range: one beyond x's entries on either side (and t's)."""
-        vals = [self._t] + [float(v) for v in self._x.reshape(-1) if math.isfinite(v)]
+        """The slider's own range: one beyond x's entries on either side (the view widens
+        it for a t outside, for as long as t stays outside)."""
+        vals = [float(v) for v in self._x.reshape(-1) if math.isfinite(v)]
         vals = [v for v in vals if math.isfinite(v)] or [0.0]
         return [math.floor(min(vals)) - 1.0, math.ceil(max(vals)) + 1.0]
 

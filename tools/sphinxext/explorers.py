@@ -72,9 +72,16 @@ class JoinExplorerOutputs(SphinxPostTransform):
             bundle.replace_self([box, *(picture.children if picture else []), *data, end])
 
 
+BOX = re.compile(r'(<div class="cell_output al-explorer" data-kind="\w+">\s*<img )(?![^>]*\bloading=)')
+
+
 def add_view_modules(app, pagename, templatename, context, doctree):
-    """A page with explorers carries the text of each view module it uses, once."""
-    body = context.get("body", "")
+    """A page with explorers carries the text of each view module it uses, once.  Each
+    explorer's picture is loaded lazily: where the live view replaces it (book.css hides
+    it), the browser never downloads it; without JavaScript it loads as the reader
+    scrolls to it."""
+    body = BOX.sub(r'\1loading="lazy" ', context.get("body", ""))
+    context["body"] = body
     kinds = sorted(set(KIND.findall(body)))
     if kinds:
         context["body"] = body + "".join(
