@@ -253,7 +253,7 @@ def show(fig, alt=None):
 
 
 # -- numbers as short text ------------------------------------------------------------------
-def _num(v, digits=4):
+def num(v, digits=4):
     """One number in the book's style: whole floats as ``5.``, else 4 significant digits."""
     if isinstance(v, (bool, np.bool_)):
         return "T" if v else "F"
@@ -284,15 +284,15 @@ def _array(value):
     return np.asarray(value)
 
 
-def _nested(a, fmt):
+def nested(a, fmt):
     if a.ndim == 0:
         return fmt(a.item())
     if a.ndim == 1:
         return "[" + ", ".join(fmt(v) for v in a.tolist()) + "]"
-    return "[" + ", ".join(_nested(r, fmt) for r in a) + "]"
+    return "[" + ", ".join(nested(r, fmt) for r in a) + "]"
 
 
-def _shape_str(shape):
+def shape_str(shape):
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
@@ -301,10 +301,10 @@ def summary(value, width=20, digits=4):
     first entries (``[0.1, 0.2, …]``) if not, its shape (``shape (40, 40)``) if not even
     one entry fits."""
     a = _array(value)
-    fmt = (lambda v: _num(v, digits))
+    fmt = (lambda v: num(v, digits))
     if a.ndim == 0 or a.size == 0:
-        return _nested(a, fmt)
-    full = _nested(a, fmt) if a.size <= 64 else None
+        return nested(a, fmt)
+    full = nested(a, fmt) if a.size <= 64 else None
     if full is not None and len(full) <= width:
         return full
     rows = a.reshape(-1, a.shape[-1])
@@ -316,7 +316,7 @@ def summary(value, width=20, digits=4):
         s = "[" * depth + inner + (", …" if more_rows else "") + "]" * depth
         if len(s) <= width:
             return s
-    return "shape " + _shape_str(a.shape)
+    return "shape " + shape_str(a.shape)
 
 
 def _elided(value, text):
@@ -349,7 +349,7 @@ def _value_block(value, width, max_lines=3):
     one row per line, like torch prints it; anything else wrapped after commas; shortened
     (``[0.1, 0.2, …]``) or reduced to its shape when it does not fit."""
     a = _array(value)
-    fmt = _num
+    fmt = num
     if a.ndim == 2 and 1 < a.shape[0] <= max_lines:
         rows = ["[" + ", ".join(fmt(v) for v in r.tolist()) + "]" for r in a]
         lines = ["[" + r + ("," if k < len(rows) - 1 else "]") if k == 0 else
@@ -373,7 +373,7 @@ def _value_lines(value, width, style="value", prefix=""):
     block = _value_block(value, width - len(prefix))
     lines = [((prefix if k == 0 else " " * len(prefix)) + s, style) for k, s in enumerate(block)]
     if _array(value).size > 1 and "…" in block[0] and not block[0].startswith("shape"):
-        lines.append(("shape " + _shape_str(_array(value).shape), "muted"))
+        lines.append(("shape " + shape_str(_array(value).shape), "muted"))
     return lines
 
 
@@ -387,7 +387,7 @@ def _box_lines(v, width):
     if v.kind == "op":
         lines = ([(v.name, "muted")] if v.name else []) + [(v.op, "op")]
         if v.value is None:
-            lines += [("shape " + _shape_str(v.shape), "muted"), (v.note, "note")]
+            lines += [("shape " + shape_str(v.shape), "muted"), (v.note, "note")]
         else:
             lines += _value_lines(v.value, width)
         return lines + ([("saved values freed", "note")] if v.freed else [])
@@ -397,7 +397,7 @@ def _box_lines(v, width):
         return [(v.name, "muted"), (v.text[:width], "value")]
     if isinstance(v.value, Tensor):
         return [(v.name, "muted")] + _value_lines(v.value, width)
-    return [(v.name, "muted"), (_num(v.value), "value")]
+    return [(v.name, "muted"), (num(v.value), "value")]
 
 
 def _edge_label(e, traced):
@@ -655,11 +655,11 @@ class _Heat:
                     t.set_color(MUTED)
                     t.set_fontweight("normal")
                 elif not np.isfinite(v):
-                    t.set_text(_num(v))
+                    t.set_text(num(v))
                     t.set_color(VERMILLION)
                     t.set_fontweight("bold")
                 else:
-                    t.set_text(_num(v))
+                    t.set_text(num(v))
                     t.set_color("white" if _luminance(colors[i, j]) < 0.45 else INK)
                     t.set_fontweight("normal")
 
@@ -682,7 +682,7 @@ def _as_matrix(J, what="J"):
     elif A.ndim == 1:
         A = A.reshape(1, -1)
     elif A.ndim > 2:
-        raise ValueError(f"{what} has shape {_shape_str(A.shape)}; draw a Jacobian as a matrix "
+        raise ValueError(f"{what} has shape {shape_str(A.shape)}; draw a Jacobian as a matrix "
                          "(outputs by inputs): reshape it to (number of outputs, number of inputs) "
                          "first, e.g. J.reshape(y.numel(), x.numel())")
     return A
@@ -706,7 +706,7 @@ class _JacobianPicture:
         ruler = _measure()
         cs = min(0.78, 7.6 / (n + 2.5), 6.4 / (m + (2.4 if self.has_bottom else 0.6)))
         cs = _snap(max(cs, 0.18))                 # whole pixels: cells meet on pixel edges
-        longest = max([len(_num(v)) for v in A.ravel()[:400]] + [4])
+        longest = max([len(num(v)) for v in A.ravel()[:400]] + [4])
         fs = min(9.0, cs * 72 * 0.86 / (0.62 * longest))
         text = fs >= 5.5
         self.cs, self.fs, self.text = cs, fs, text
@@ -853,14 +853,14 @@ def plot_jacobian(J, *, seed=None, row_labels=None, col_labels=None, title=None,
 # ==========================================================================================
 # tables of cells: plot_where and the explorers' value rows
 # ==========================================================================================
-class _Cell:
+class Cell:
     __slots__ = ("text", "fill", "color", "bold", "hatch")
 
     def __init__(self, text, fill=PAPER, color=INK, bold=False, hatch=None):
         self.text, self.fill, self.color, self.bold, self.hatch = text, fill, color, bold, hatch
 
 
-class _Row:
+class Row:
     """A labelled row of cells, or (``merged`` text) one cell spanning the whole row."""
     __slots__ = ("label", "cells", "merged", "gap", "fill", "color")
 
@@ -869,7 +869,7 @@ class _Row:
         self.fill, self.color = fill, color
 
 
-class _TablePicture:
+class TablePicture:
     """Rows of value cells (one column per entry) with labels on the left."""
 
     def __init__(self, rows, *, col_labels=None, title=None, legend=None):
@@ -929,7 +929,7 @@ class _TablePicture:
         self.W = W
 
 
-def _value_cells(values, fill=PAPER, color=INK, where_mask=None, off_fill=PAPER, off_color=MUTED):
+def value_cells(values, fill=PAPER, color=INK, where_mask=None, off_fill=PAPER, off_color=MUTED):
     """Cells for a flat array; entries outside ``where_mask`` drawn muted."""
     cells = []
     for k, v in enumerate(values):
@@ -937,9 +937,9 @@ def _value_cells(values, fill=PAPER, color=INK, where_mask=None, off_fill=PAPER,
         if isinstance(v, (bool, np.bool_)):
             text = "True" if v else "False"
         else:
-            text = _num(v)
+            text = num(v)
         bad = text in ("nan", "inf", "-inf")
-        cells.append(_Cell(text, NAN_FILL if bad else (fill if on else off_fill),
+        cells.append(Cell(text, NAN_FILL if bad else (fill if on else off_fill),
                            VERMILLION if bad else (color if on else off_color), bold=bad,
                            hatch="////" if bad else None))
     return cells
@@ -958,40 +958,40 @@ def where_rows(cond, a, b, out, *, g=None, grad_a=None, grad_b=None, names=("x",
     m = _flat(mask, shape)
     na, nb = names
     rows = [
-        _Row(a_label or (f"{na} (constant)" if a_const else na),
-             _value_cells(_flat(a, shape), TRUE_FILL, INK, m)),
-        _Row("cond", [_Cell("True" if v else "False", "#e4e3de" if v else PAPER, INK if v else MUTED)
+        Row(a_label or (f"{na} (constant)" if a_const else na),
+             value_cells(_flat(a, shape), TRUE_FILL, INK, m)),
+        Row("cond", [Cell("True" if v else "False", "#e4e3de" if v else PAPER, INK if v else MUTED)
                       for v in m]),
-        _Row(b_label or (f"{nb} (constant)" if b_const else nb),
-             _value_cells(_flat(b, shape), FALSE_FILL, INK, ~m)),
+        Row(b_label or (f"{nb} (constant)" if b_const else nb),
+             value_cells(_flat(b, shape), FALSE_FILL, INK, ~m)),
     ]
     oflat = _flat(out, shape)
     out_cells = []
     for k, v in enumerate(oflat):
-        text = _num(v)
+        text = num(v)
         bad = text in ("nan", "inf", "-inf")
-        out_cells.append(_Cell(text, NAN_FILL if bad else (TRUE_FILL if m[k] else FALSE_FILL),
+        out_cells.append(Cell(text, NAN_FILL if bad else (TRUE_FILL if m[k] else FALSE_FILL),
                                VERMILLION if bad else INK, bold=True, hatch="////" if bad else None))
-    rows.append(_Row("out", out_cells))
+    rows.append(Row("out", out_cells))
     if g is not None:
-        rows.append(_Row("g = ∂L/∂out", _value_cells(_flat(g, shape)), gap=True))
+        rows.append(Row("g = ∂L/∂out", value_cells(_flat(g, shape)), gap=True))
         for label, grad, fill, want, const in ((f"{na}.grad", grad_a, TRUE_FILL, m, a_const),
                                                (f"{nb}.grad", grad_b, FALSE_FILL, ~m, b_const)):
             if const or grad is None:
-                rows.append(_Row(label, merged="None: a constant gets no gradient", color=MUTED))
+                rows.append(Row(label, merged="None: a constant gets no gradient", color=MUTED))
             elif tuple(np.shape(_array(grad))) != tuple(shape):
-                rows.append(_Row(label, merged=f"{summary(grad, 30)}  (summed back to its shape "
-                                               f"{_shape_str(np.shape(_array(grad)))})"))
+                rows.append(Row(label, merged=f"{summary(grad, 30)}  (summed back to its shape "
+                                               f"{shape_str(np.shape(_array(grad)))})"))
             else:
-                rows.append(_Row(label, _value_cells(_flat(grad, shape), fill, INK, want)))
+                rows.append(Row(label, value_cells(_flat(grad, shape), fill, INK, want)))
             if label == f"{na}.grad":
                 rows.extend(after_a_grad)
-        rows.append(_Row("cond.grad", merged="None: a bool mask never receives a gradient",
+        rows.append(Row("cond.grad", merged="None: a bool mask never receives a gradient",
                          fill="#ececea", color=INK))
     return rows
 
 
-_WHERE_LEGEND = ("Blue cells: entries taken from the first branch (cond True); orange: from the "
+WHERE_LEGEND = ("Blue cells: entries taken from the first branch (cond True); orange: from the "
                  "second (cond False); muted cells are computed but discarded. Backward sends g "
                  "to the branch each entry came from and 0 to the other; the condition gets none.")
 
@@ -1032,13 +1032,13 @@ def plot_where(cond, a, b, *, grad=None, names=("x", "y"), title=None):
     rows = where_rows(cond_t, A, B, out, g=g, grad_a=ga, grad_b=gb, names=names,
                       a_const=a_const, b_const=b_const)
     if g is None:
-        rows.append(_Row("gradients", merged="none at all: neither branch requires grad", color=MUTED,
+        rows.append(Row("gradients", merged="none at all: neither branch requires grad", color=MUTED,
                          gap=True))
-        rows.append(_Row("cond.grad", merged="None: a bool mask never receives a gradient",
+        rows.append(Row("cond.grad", merged="None: a bool mask never receives a gradient",
                          fill="#ececea"))
     col_labels = [str(k) if len(shape) <= 1 else str(tuple(int(i) for i in np.unravel_index(k, shape)))
                   for k in range(int(np.prod(shape)))]
-    pic = _TablePicture(rows, col_labels=col_labels, title=title, legend=_WHERE_LEGEND)
+    pic = TablePicture(rows, col_labels=col_labels, title=title, legend=WHERE_LEGEND)
     fig = pic.fig
     m = np.asarray(_array(cond_t), dtype=bool)
     fig._al_alt = _where_alt(names, m, out, ga, gb, a_const, b_const)

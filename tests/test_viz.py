@@ -133,8 +133,8 @@ def test_draw_graph_of_the_sigmoid_layer_shows_the_true_gradients():
                  "SumBackward0", "DivBackward0", "avg_loss", "W", "b", "y_true", "y_pred", "losses"]:
         assert name in texts(fig) or name in s, name
     b_grad = d["b"].grad.numpy().reshape(-1)
-    assert f"grad [[{viz._num(b_grad[0])}," in s              # the leaf box holds b.grad
-    assert viz._num(b_grad[1]) + "]]" in s
+    assert f"grad [[{viz.num(b_grad[0])}," in s              # the leaf box holds b.grad
+    assert viz.num(b_grad[1]) + "]]" in s
     assert "seed 1." in texts(fig)
     assert "← 0.5" in texts(fig)                               # DivBackward0 sends 1/2 to the sum
 

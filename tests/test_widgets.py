@@ -697,7 +697,7 @@ def test_the_page_answers_every_reachable_state_as_the_kernel_does(tmp_path):
         tell(ex, **msg)
         assert got["params"] == ex.state["params"], msg
         for mine, theirs in zip(ex.state["slots"], got["slots"]):   # the numbers the view prints
-            assert [viz._num(float(v)) for v in mine] == [viz._num(float(v)) for v in theirs], msg
+            assert [viz.num(float(v)) for v in mine] == [viz.num(float(v)) for v in theirs], msg
     assert answers[5]["params"]["W"][0][1] == 3.0 and "2.4 snapped to 3" in answers[5]["note"]
     assert "open the notebook to try 50" in answers[6]["error"]
     assert answers[6]["params"] == answers[5]["params"]      # refused, not clamped

@@ -93,14 +93,14 @@ def as_numbers(value):
     if isinstance(value, str):
         return parse_numbers(value)
     try:
-        return np.array(_from_js(value), dtype=np.float64)
+        return np.array(from_js(value), dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"expected numbers (a list, array or tensor), got {value!r}") from None
 
 
-def _from_js(v):
+def from_js(v):
     if isinstance(v, list):
-        return [_from_js(e) for e in v]
+        return [from_js(e) for e in v]
     if isinstance(v, str) and v.strip().lstrip("+-") in ("nan", "inf"):
         return float(v)
     return v
@@ -123,7 +123,7 @@ def js(value):
 
 def text(a):
     """An array as text a reader can edit: ``[[1., 0.5]]``."""
-    return viz._nested(np.asarray(a), viz._num)
+    return viz.nested(np.asarray(a), viz.num)
 
 
 def index_labels(name, shape):

@@ -154,14 +154,14 @@ def _same(spec, page, typed, target):
     kind = spec["kind"]
     if kind in ("numbers", "linear"):
         got = typed["values"]
-        want = [float(b._from_js(v)) for v in target["values"]]
+        want = [float(b.from_js(v)) for v in target["values"]]
         shape_ok = len(typed["shape"]) <= 1 or _squeeze(typed["shape"]) == _squeeze(target["shape"])
         return shape_ok and _close(got, want, page["tol"])
     return typed == target["values"]
 
 
 def _fmt_list(values):
-    return "[" + ", ".join(b.viz._num(float(b._from_js(v))) for v in values) + "]"
+    return "[" + ", ".join(b.viz.num(float(b.from_js(v))) for v in values) + "]"
 
 
 def judge(spec, page, text):
@@ -208,7 +208,7 @@ def judge(spec, page, text):
                                          f"not {_fmt_list(page['target'])}."}
     counted = ""
     if kind == "numbers" and len(answer["values"]) > 1:
-        want = [float(b._from_js(v)) for v in answer["values"]]
+        want = [float(b.from_js(v)) for v in answer["values"]]
         good = sum(_close([g], [w], page["tol"]) for g, w in zip(typed["values"], want))
         counted = f"{good} of {len(want)} entries match. "
     if kind == "words":

@@ -94,11 +94,11 @@ class GradOutputsExplorer(b.Explorer):
         try:
             _grad(self.fn(xc), xc, grad_outputs=_tensor(np.ones(bad, self._dtype)))
         except RuntimeError as exc:
-            text, shown = str(exc), viz._shape_str(bad)
+            text, shown = str(exc), viz.shape_str(bad)
             if shown in text:
                 return text.replace(shown, "{shape}", 1)
         return "Mismatch in shape: grad_output[0] has a shape of {shape} and output[0] has a shape of " \
-            + viz._shape_str(self._shape) + "."
+            + viz.shape_str(self._shape) + "."
 
     # -- the programmatic API -----------------------------------------------------------------
     @property
@@ -131,7 +131,7 @@ class GradOutputsExplorer(b.Explorer):
                     isinstance(i, bool) or not isinstance(i, (int, float, np.integer, np.floating))
                     or int(i) != i or not 0 <= int(i) < s for i, s in zip(idx, self._shape)):
                 raise IndexError(f"index {tuple(idx)} is outside {self.names[1]}'s shape "
-                                 f"{viz._shape_str(self._shape)}")
+                                 f"{viz.shape_str(self._shape)}")
             self.index = tuple(int(i) for i in idx)
             seed = np.zeros(self._shape)
             seed[self.index] = 1.0
@@ -191,7 +191,7 @@ class GradOutputsExplorer(b.Explorer):
         """What the seed means as a loss L, with grad_outputs = dL/dy."""
         yn = self.names[1]
         if self._seed.shape != self._shape:
-            return LOSS["shape"].replace("{y}", yn).replace("{shape}", viz._shape_str(self._seed.shape))
+            return LOSS["shape"].replace("{y}", yn).replace("{shape}", viz.shape_str(self._seed.shape))
         text = LOSS[self.preset].replace("{y}", yn)
         return text.replace("{index}", ", ".join(map(str, self.index)))
 
@@ -216,7 +216,7 @@ class GradOutputsExplorer(b.Explorer):
                                 col_labels=b.index_labels(xn, tuple(self.x.shape)),
                                 vjp_label=f"dL/d{xn}", note=note,
                                 title=title)
-        seed = f"seed {viz._shape_str(self._seed.shape)} = {b.short(self.seed, 80)}"
+        seed = f"seed {viz.shape_str(self._seed.shape)} = {b.short(self.seed, 80)}"
         J = _rows_text(self.jacobian._data.reshape(m, -1))
         if self.error:
             fig._al_alt = (f"The Jacobian of {yn} with respect to {xn}, flattened to {m} rows and "
@@ -231,7 +231,7 @@ class GradOutputsExplorer(b.Explorer):
 
     def summary(self):
         xn = self.names[0]
-        return (f"GradOutputsExplorer: seed {viz._shape_str(self._seed.shape)} = {b.short(self.seed)}; "
+        return (f"GradOutputsExplorer: seed {viz.shape_str(self._seed.shape)} = {b.short(self.seed)}; "
                 f"{self.loss}; dL/d{xn} = {b.short(self.grad)}" + self._problem_suffix())
 
 

@@ -180,8 +180,8 @@ class GraphExplorer(b.Explorer):
             raise ValueError(f"there is no parameter {name!r}; the parameters are {', '.join(self._start)}")
         v = b.as_numbers(value)
         if v.shape != self._start[name].shape:
-            raise ValueError(f"{name} has shape {viz._shape_str(self._start[name].shape)}; "
-                             f"got shape {viz._shape_str(v.shape)}")
+            raise ValueError(f"{name} has shape {viz.shape_str(self._start[name].shape)}; "
+                             f"got shape {viz.shape_str(v.shape)}")
         return v
 
     def _set_all(self, values):
@@ -291,7 +291,7 @@ class GraphExplorer(b.Explorer):
         moved = "  ".join(f"{m} = {b.short(self.params[m], 34)}" for m in self.move)
         fig = viz.draw_graph(run.output, run.names, trace=run.trace, value_width=24, max_width=7.5,
                              title=self.title or f"{moved}:  {list(run.named)[-1]} = "
-                                                 f"{viz._num(run.output.item())}")
+                                                 f"{viz.num(run.output.item())}")
         fig._al_alt = self._alt(fig)
         return fig
 
@@ -318,7 +318,7 @@ class GraphExplorer(b.Explorer):
             return f"GraphExplorer: {moved}; no result" + self._problem_suffix()
         out = list(self.values)[-1]
         grads = "; ".join(f"{k}.grad = {b.short(g, 60)}" for k, g in self.grads.items())
-        return (f"GraphExplorer: {moved}; {out} = {viz._num(self.output.item())}; {grads}"
+        return (f"GraphExplorer: {moved}; {out} = {viz.num(self.output.item())}; {grads}"
                 + self._problem_suffix())
 
 
@@ -331,7 +331,7 @@ class _Slot:
     def __init__(self, shape, per_line=3, exact=None):
         self.shape = tuple(shape)
         self.lines, self.shown, self.note = _lines(self.shape, per_line)
-        self.texts = None if exact is None else [viz._num(float(exact.reshape(-1)[i])) for i in self.shown]
+        self.texts = None if exact is None else [viz.num(float(exact.reshape(-1)[i])) for i in self.shown]
 
     def chars(self, k):
         """The characters line ``k`` takes."""
@@ -352,7 +352,7 @@ def _lines(shape, per_line=3):
         return [{"pre": "[" * nd + "]" * nd, "n": 0, "post": ""}], [], None
     if n > SHOW:
         return ([{"pre": "[" * nd, "n": 3, "post": ", …"}], [0, 1, 2],
-                f"shape {viz._shape_str(shape)}")
+                f"shape {viz.shape_str(shape)}")
     if nd == 2 and 1 < shape[0] <= 3 and shape[1] <= per_line:          # one row per line
         rows = [{"pre": ("[[" if r == 0 else " ["), "n": shape[1], "post": ("]]" if r == shape[0] - 1 else "],")}
                 for r in range(shape[0])]
@@ -372,7 +372,7 @@ def _shown(value, shown):
     out = []
     for i in shown:
         v = float(flat[i])
-        out.append(float(viz._num(v)) if math.isfinite(v) else ("nan" if math.isnan(v) else
+        out.append(float(viz.num(v)) if math.isfinite(v) else ("nan" if math.isnan(v) else
                                                                   ("inf" if v > 0 else "-inf")))
     return out
 
@@ -403,7 +403,7 @@ class _Run:
             elif mv.kind == "op":
                 v["lines"] += ([(mv.name, "muted")] if mv.name else []) + [(mv.op, "op")]
                 if mv.value is None:
-                    v["lines"] += [(f"shape {viz._shape_str(mv.shape)}", "muted"), (mv.note, "muted")]
+                    v["lines"] += [(f"shape {viz.shape_str(mv.shape)}", "muted"), (mv.note, "muted")]
                 else:
                     v["value"] = self._value(v, mv.value)
             elif mv.kind == "const":

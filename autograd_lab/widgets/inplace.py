@@ -126,7 +126,7 @@ def _kept(node, x, y):
             name = "x" if a is x else "y" if a is y else "a copy of y's old numbers"
             items.append((name, node.versions[i] if node.versions else 0, a._version))
         else:                                 # a number, such as the 2 of x * 2
-            items.append((f"the {viz._num(a).rstrip('.')}", None, None))
+            items.append((f"the {viz.num(a).rstrip('.')}", None, None))
     return items
 
 
@@ -369,22 +369,22 @@ class InplaceExplorer(b.Explorer):
             was, now = np.array(t["forward"]), np.array(t["now"])
             changed = was != now
             if changed.any():
-                rows.append(viz._Row(f"{t['name']} at the forward", viz._value_cells(was)))
-            rows.append(viz._Row(f"{t['name']}{' now' if changed.any() else ''}, version {t['version']}",
-                                 [viz._Cell(viz._num(v), viz.NAN_FILL if c else viz.PAPER, viz.INK, bold=bool(c))
+                rows.append(viz.Row(f"{t['name']} at the forward", viz.value_cells(was)))
+            rows.append(viz.Row(f"{t['name']}{' now' if changed.any() else ''}, version {t['version']}",
+                                 [viz.Cell(viz.num(v), viz.NAN_FILL if c else viz.PAPER, viz.INK, bold=bool(c))
                                   for v, c in zip(now, changed)]))
         for k, n in enumerate(r.nodes):
             kept = ", ".join(i["what"] + ("" if i["at"] is None else f" (saved v{i['at']}, now v{i['now']})")
                              for i in n["keeps"])
-            rows.append(viz._Row(n["name"], merged=f"{n['line']}:  keeps {kept or 'nothing'}", gap=k == 0))
+            rows.append(viz.Row(n["name"], merged=f"{n['line']}:  keeps {kept or 'nothing'}", gap=k == 0))
         if r.grad is None:
-            rows.append(viz._Row("x.grad", merged="None: the " + ("write" if r.at == "write" else "backward")
+            rows.append(viz.Row("x.grad", merged="None: the " + ("write" if r.at == "write" else "backward")
                                  + " raised (below)", gap=True, color=viz.VERMILLION))
         else:
-            rows.append(viz._Row("x.grad", viz._value_cells(r.grad), gap=True))
-        rows.append(viz._Row("honest x2.grad", viz._value_cells(r.honest)))
+            rows.append(viz.Row("x.grad", viz.value_cells(r.grad), gap=True))
+        rows.append(viz.Row("honest x2.grad", viz.value_cells(r.honest)))
         error = "" if r.error is None else r.error.split(" Hint:")[0] + "  "
-        pic = viz._TablePicture(rows, col_labels=[str(k) for k in range(self._x.size)],
+        pic = viz.TablePicture(rows, col_labels=[str(k) for k in range(self._x.size)],
                                 title=f"{self._op};  {self._write}:  {self._verdict(short=True)}",
                                 legend=f"{error}{r.why}  Honest: {self._honest_code(self._op, self._write)}")
         pic.fig._al_alt = self._alt()

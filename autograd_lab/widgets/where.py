@@ -216,13 +216,13 @@ class WhereExplorer(b.Explorer):
                               + ": the mask routes values forward and gradients back")
 
     def figure(self):
-        t = viz._num(self._t)
+        t = viz.num(self._t)
         title = self.title or f"out = {self._expression()} with t = {t}"
         if self.out is None:
-            rows = [viz._Row("x", viz._value_cells(self._x.reshape(-1))),
-                    viz._Row("y", viz._value_cells(self._y.reshape(-1))),
-                    viz._Row("problem", merged=(self.error or "")[:90], color=viz.VERMILLION)]
-            pic = viz._TablePicture(rows, col_labels=[str(k) for k in range(self._x.size)], title=title)
+            rows = [viz.Row("x", viz.value_cells(self._x.reshape(-1))),
+                    viz.Row("y", viz.value_cells(self._y.reshape(-1))),
+                    viz.Row("problem", merged=(self.error or "")[:90], color=viz.VERMILLION)]
+            pic = viz.TablePicture(rows, col_labels=[str(k) for k in range(self._x.size)], title=title)
             pic.fig._al_alt = f"where explorer with threshold {t}: {self.error}"
             return pic.fig
         g = np.ones(self.out.shape, np.float32)
@@ -232,24 +232,24 @@ class WhereExplorer(b.Explorer):
             rows[1].label = f"x > {t}"
         else:
             a_label = "sqrt(where(x > t, x, 1))" if self._double else "sqrt(x)"
-            x_row = viz._Row("x", viz._value_cells(self._x.reshape(-1)))
-            grad_x_row = viz._Row("x.grad", viz._value_cells(self.grad_x._data.reshape(-1), viz.TRUE_FILL,
+            x_row = viz.Row("x", viz.value_cells(self._x.reshape(-1)))
+            grad_x_row = viz.Row("x.grad", viz.value_cells(self.grad_x._data.reshape(-1), viz.TRUE_FILL,
                                                               viz.INK, self.mask._data.reshape(-1)))
             rows = viz.where_rows(self.mask, self.branch, self._y, self.out, g=g, grad_a=self.branch_grad,
                                   grad_b=self.grad_y, names=(a_label, "y"), after_a_grad=[grad_x_row])
             rows[1].label = f"x > {t}"
             rows[5].label = f"∂L/∂{a_label}"
             rows = [x_row] + rows
-        legend = viz._WHERE_LEGEND
+        legend = viz.WHERE_LEGEND
         if self.error:
             legend = "Problem: " + self.error + " " + legend
-        pic = viz._TablePicture(rows, col_labels=[str(k) for k in range(self.out.numel())],
+        pic = viz.TablePicture(rows, col_labels=[str(k) for k in range(self.out.numel())],
                                 title=title, legend=legend)
         pic.fig._al_alt = self._alt()
         return pic.fig
 
     def _alt(self):
-        t = viz._num(self._t)
+        t = viz.num(self._t)
         s = (f"Table of out = {self._expression()} with t = {t} over {self.out.numel()} entries: "
              f"x = {b.short(self.x)}, y = {b.short(self.y)}, mask x > t = {b.short(self.mask)}, ")
         if self._sqrt:
@@ -261,7 +261,7 @@ class WhereExplorer(b.Explorer):
         return s
 
     def summary(self):
-        return (f"WhereExplorer: t = {viz._num(self._t)}, sqrt_branch={self._sqrt}, "
+        return (f"WhereExplorer: t = {viz.num(self._t)}, sqrt_branch={self._sqrt}, "
                 f"double_where={self._double}; mask = {b.short(self.mask)}; out = {b.short(self.out)}; "
                 f"x.grad = {b.short(self.grad_x)}; y.grad = {b.short(self.grad_y)}; cond.grad = None"
                 + self._problem_suffix())
