@@ -45,8 +45,8 @@ def as_typed(part, value):
     kind = part["kind"]
     if kind in ("numbers", "linear"):
         import numpy as np
-        from autograd_lab.widgets._base import _from_js, text
-        a = np.array([float(_from_js(v)) for v in value["values"]]).reshape(value["shape"])
+        from autograd_lab.widgets._base import from_js, text
+        a = np.array([float(from_js(v)) for v in value["values"]]).reshape(value["shape"])
         return text(a)
     if kind == "shape":
         return "(" + ", ".join(map(str, value["values"])) + ")"
