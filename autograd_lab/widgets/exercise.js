@@ -16,6 +16,10 @@ html[data-theme="dark"] .al-exercise, body[data-jp-theme-light="false"] .al-exer
 .al-exercise fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
 .al-exercise .al-choices { display: flex; flex-wrap: wrap; gap: 4px 16px; }
 .al-exercise .al-choices label { display: inline-flex; gap: 5px; align-items: center; cursor: pointer; }
+/* a target a finger can hit (24 x 24 px at least, WCAG 2.5.8), like the explorers' controls */
+.al-exercise .al-choices input[type=radio] { width: 24px; height: 24px; margin: 0; }
+.al-exercise .al-ask input[type=text], .al-exercise .al-ask textarea, .al-exercise .al-ask button {
+  min-height: 28px; }
 .al-exercise .al-ask button { font-weight: 600; padding: 4px 14px; }
 .al-exercise .al-verdict:empty { display: none; }
 .al-exercise .al-verdict { margin: 6px 0 0; padding: 4px 8px; border-radius: 0 4px 4px 0;
