@@ -141,3 +141,17 @@ def pytest_terminal_summary(terminalreporter):
             shift = LAYOUT_SHIFTS.get(name)
             shift = "" if shift is None else f"{shift:.3f}"
             terminalreporter.write_line(f"{sent / 1e6:9.2f} MB {raw / 1e6:14.2f} MB   {shift:>12}   {name}")
+
+
+# What the README's test command leaves to CI's own step (`tools/dev.py test --slow`), to
+# stay within its budget on a 2-core machine: every check in JupyterLab (it starts a
+# server and kernels), and the dark theme of the explorers' page tests (the light theme
+# runs here; the per-page browser test checks both themes of every page); and the tests
+# marked slow by hand (the errors page's search, the special-value sweep, phones).
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        params = getattr(item, "callspec", None)
+        dark_view = (params is not None and params.params.get("theme") == "dark"
+                     and item.fspath.basename.startswith(("test_explorer_", "test_explorers")))
+        if "lab" in item.fixturenames or dark_view:
+            item.add_marker(pytest.mark.slow)

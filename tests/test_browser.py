@@ -399,6 +399,7 @@ WAIT_FOR_RESULTS = """targets => {
 }""".replace("FIRST_RESULTS", str(FIRST_RESULTS))
 
 
+@pytest.mark.slow
 def test_pasting_the_first_words_of_each_message_finds_its_entry(browser, book_server):
     """The errors page is found by its text: for every message of book/errors.ipynb (read
     from the notebook's outputs), its first six words typed into the book's own search box
@@ -479,6 +480,7 @@ PHONE_CHECK = """() => {
 }"""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PAGES)
 def test_page_reads_on_a_phone(browser, book_server, name):
     context = browser.new_context(viewport=PHONES[0], is_mobile=True, has_touch=True,

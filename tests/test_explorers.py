@@ -183,6 +183,7 @@ def sweep(page, view, ex, sent, boxes, values, where):
     return refused
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", ["03_backward_gradient_seed", "04_grad_outputs", "06_inside_autograd_lab"])
 def test_special_seeds_in_every_box_give_the_kernels_numbers(chromium, book_server, chapter):
     """inf, -inf, nan, -0 and the largest numbers, typed into every seed box: the page's

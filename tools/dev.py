@@ -142,9 +142,15 @@ def cmd_test(args):
     if args.only_existing:
         env["AUTOGRAD_LAB_TOC"] = str(BUILD / "_toc.existing.yml")
     t0 = time.perf_counter()
-    # --durations: the slowest tests are listed, to keep the 120 s budget honest
-    rc_tests = run([python, "-m", "pytest", "--durations=10", *parallel(python, args.pytest_args),
+    # --durations: the slowest tests are listed, to keep the budget honest
+    marks = [] if args.all else ["-m", "slow"] if args.slow else ["-m", "not slow"]
+    if not (args.all or args.slow):
+        say("the long checks (JupyterLab, dark-theme explorer views, search, phones) are left "
+            "out: `tools/dev.py test --slow` runs them, as CI does")
+    rc_tests = run([python, "-m", "pytest", "--durations=10", *marks, *parallel(python, args.pytest_args),
                     *args.pytest_args], env=env)
+    if rc_tests == 5 and args.slow:   # (pytest: no test selected)
+        rc_tests = 0
     timings["pytest"] = time.perf_counter() - t0
     say("timings: " + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()))
     if rc_build:
@@ -272,6 +278,12 @@ def main(argv=None):
     p.add_argument("--no-build", action="store_true", help="test the existing _build/html")
     p.add_argument("--only-existing", action="store_true",
                    help="build without the chapters that do not exist yet")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--slow", action="store_true",
+                       help="only the long checks (JupyterLab, dark-theme explorer views, the errors "
+                            "page's search, the special-value sweep, phones), which CI runs in a step "
+                            "of its own; the command without it leaves them out")
+    which.add_argument("--all", action="store_true", help="every test, the long checks included")
     p.add_argument("pytest_args", nargs=argparse.REMAINDER,
                    help="passed to pytest (e.g. -- -k browser)")
     p.set_defaults(func=cmd_test)
