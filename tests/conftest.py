@@ -153,5 +153,5 @@ def pytest_collection_modifyitems(config, items):
         params = getattr(item, "callspec", None)
         dark_view = (params is not None and params.params.get("theme") == "dark"
                      and item.fspath.basename.startswith(("test_explorer_", "test_explorers")))
-        if "lab" in item.fixturenames or dark_view:
+        if "lab" in getattr(item, "fixturenames", ()) or dark_view:
             item.add_marker(pytest.mark.slow)
