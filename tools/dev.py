@@ -145,8 +145,8 @@ def cmd_test(args):
     # --durations: the slowest tests are listed, to keep the budget honest
     marks = [] if args.all else ["-m", "slow"] if args.slow else ["-m", "not slow"]
     if not (args.all or args.slow):
-        say("the long checks (JupyterLab, dark-theme explorer views, search, phones) are left "
-            "out: `tools/dev.py test --slow` runs them, as CI does")
+        say("the long checks (JupyterLab, dark-theme explorer views, every-button presses, "
+            "search, phones) are left out: `tools/dev.py test --slow` runs them, as CI does")
     rc_tests = run([python, "-m", "pytest", "--durations=10", *marks, *parallel(python, args.pytest_args),
                     *args.pytest_args], env=env)
     if rc_tests == 5 and args.slow:   # (pytest: no test selected)
