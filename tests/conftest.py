@@ -147,14 +147,14 @@ def pytest_terminal_summary(terminalreporter):
 # stay within its budget on a 2-core machine: every check in JupyterLab (it starts a
 # server and kernels), the dark theme of the explorers' page tests (the light theme runs
 # here; the per-page browser test checks both themes of every page), the tests that press
-# every button of an explorer, the throwaway-book builds (slow_build); and the tests
+# every button or move every control of an explorer, the throwaway-book builds (slow_build); and the tests
 # marked slow by hand (the errors page's search, the special-value sweep, phones).
 def pytest_collection_modifyitems(config, items):
     for item in items:
         params = getattr(item, "callspec", None)
         dark_view = (params is not None and params.params.get("theme") == "dark"
                      and item.fspath.basename.startswith(("test_explorer_", "test_explorers")))
-        every_press = item.name.startswith("test_every_press_")     # every button, both themes
+        every_press = item.name.startswith(("test_every_press_", "test_every_control_"))   # all of them
         if "lab" in getattr(item, "fixturenames", ()) or dark_view or every_press or \
                 item.get_closest_marker("slow_build"):
             item.add_marker(pytest.mark.slow)
