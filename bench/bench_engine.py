@@ -240,12 +240,12 @@ def mlp_step(lib, X, Y, W1, b1, W2, b2, in_place):
     return step
 
 
-def chain_in_place(lib):
+def chain_in_place(lib, n=4, steps=STEPS):
     """Part 1's chain, written in place (on x * 1: a leaf that requires grad refuses)."""
     def run():
-        x = lib.ones(4, requires_grad=True)
+        x = lib.ones(n, requires_grad=True)
         y = x * 1
-        for _ in range(STEPS):
+        for _ in range(steps):
             y.mul_(1.0001).add_(0.001)
         y.sum().backward()
         return x.grad

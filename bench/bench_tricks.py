@@ -79,19 +79,6 @@ def with_patch_cost(fn):
     return run
 
 
-def big_in_place(n=1_000_000, steps=10):
-    """Elementwise in-place writes on a big tensor in a graph: y = x * 1, then
-    y.mul_(1.0001).add_(0.001) ``steps`` times, then backward."""
-    def run():
-        x = al.ones(n, requires_grad=True)
-        y = x * 1
-        for _ in range(steps):
-            y.mul_(1.0001).add_(0.001)
-        y.sum().backward()
-        return x.grad
-    return run
-
-
 def big_relu_in_place(n=1_000_000, steps=10):
     """relu_ (an op that cannot compute into memory) on a big tensor, under no_grad: each
     write's result is a new array, taken or copied back."""
@@ -118,9 +105,9 @@ CASES = [
     ("writing into memory", "in-place MLP step, batch 256",
      lambda: be.mlp_step(al, *be.mlp_data(), in_place=True), without_writing_into_memory, 200),
     ("writing into memory", "in-place chain on 1,000,000 numbers",
-     big_in_place, without_writing_into_memory, 40),
+     lambda: be.chain_in_place(al, 1_000_000, 10), without_writing_into_memory, 40),
     ("taking the new array", "in-place chain on 1,000,000 numbers",
-     big_in_place, without_taking_the_array, 40),
+     lambda: be.chain_in_place(al, 1_000_000, 10), without_taking_the_array, 40),
     ("taking the new array", "relu_ on 1,000,000 numbers",
      big_relu_in_place, without_taking_the_array, 40),
     ("taking the new array", "add_ on 2,000,000 int64",
