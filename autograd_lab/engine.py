@@ -33,20 +33,20 @@ from .recording import FREED, AccumulateGrad, edge
 from .tensor import Tensor
 
 
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    backward(self, gradient, retain_graph, create_graph, inputs)     # (Tensor.backward)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate d(sum of seed * tensor)/d(leaf) into every leaf's ``.grad``."""
-    single = isinstance(tensors, Tensor)
-    tensors = as_tuple(tensors)
-    if grad_tensors is None:
-        grad_tensors = (None,) * len(tensors)
-    elif single:
-        grad_tensors = (grad_tensors,)
-    if inputs is not None:
-        inputs = as_tuple(inputs)
-        if not inputs:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    single, tensors = isinstance(tensors, Tensor), as_tuple(tensors)
+    if grad_tensors is None or single:
+        grad_tensors = (grad_tensors,) * len(tensors)
+    if inputs is not None and not as_tuple(inputs):
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     seeds = make_seeds(tensors, as_tuple(grad_tensors), create_graph)
-    run(tensors, seeds, inputs, retain_graph, create_graph, accumulate=True)
+    run(tensors, seeds, inputs if inputs is None else as_tuple(inputs), retain_graph,
+        create_graph, accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -85,32 +85,26 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def make_seeds(outputs, grad_outputs, create_graph, batched=False):
-    """One seed per output, of the output's shape: dL/dy, where L is what the walk
-    differentiates.  A scalar output may leave it out (it is 1)."""
+    """One seed per output, dL/dy of the output's shape (a scalar's may be left out: 1)."""
     seeds = []
     for i, (y, v) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(y, Tensor):
             raise TypeError(f"outputs[{i}] is a {type(y).__name__}, not a Tensor")
-        if not y.requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        if v is None:
-            if y._data.size != 1:
+        if v is None:                   # (one that does not require grad: see Plan)
+            if y._data.size != 1 and y.requires_grad:
                 raise RuntimeError(IMPLICIT.format(tuple(y._data.shape)))
             if batched:
                 raise RuntimeError(IMPLICIT_BATCHED)
             seeds.append(np.ones(y._data.shape, y._data.dtype))
             continue
         if not isinstance(v, (Tensor, np.ndarray, int, float)):
-            raise TypeError(f"gradient must be a Tensor, a number or None, not {type(v).__name__} "
-                            "(wrap it: al.tensor(...))")
+            raise TypeError(NOT_A_SEED.format(type(v).__name__))
         v_data = v._data if isinstance(v, Tensor) else np.asarray(v)
         if (v_data.shape[1:] if batched else v_data.shape) != y._data.shape:
             raise RuntimeError((MISMATCH_BATCHED if batched else MISMATCH).format(
                 i=i, seed=tuple(v_data.shape), out=tuple(y._data.shape)))
-        if create_graph and isinstance(v, Tensor):    # the seed's own history is kept
-            seeds.append(v if v._data.dtype == y._data.dtype else v.to(y._data.dtype))
-        else:                                         # (an integer seed is cast, as in torch)
-            seeds.append(v_data.astype(y._data.dtype, copy=False))
+        keep = create_graph and isinstance(v, Tensor)   # the seed's own history is kept
+        seeds.append(v.to(y.dtype) if keep else v_data.astype(y._data.dtype, copy=False))
     return seeds
 
 
@@ -161,8 +155,11 @@ def walk(sends, plan):
             continue                    # it leads to no input asked about
         watched = node.hooks or node.retain or watch.tracers
         g = watch.arrive(node, arrived, plan) if watched else arrived
-        if (node.op is None or plan.targets) and plan.deliver(node, arrived, g):
-            continue                    # a leaf or an input asked about
+        if node.op is None:             # a leaf: its gradient is complete
+            plan.delivered[node] = g
+            continue
+        if plan.targets and plan.deliver(node, arrived, g):
+            continue                    # an input asked about, with nothing beyond it
         sends = vjp(node, g, plan)
         ran.append(node)
 
@@ -170,13 +167,23 @@ def walk(sends, plan):
 class Plan:
     """What one walk needs beyond the graph: where it delivers gradients (``targets``:
     None for every leaf), which nodes must run their rules to get there (``needed``: None
-    for all), and what it found: ``delivered`` at targets, ``retained`` for retain_grad."""
+    for all), and what it found: ``delivered`` at targets, ``retained`` for retain_grad.
+
+    ``owned`` hands each gradient over to the tensor that keeps it.  Rules mostly return
+    fresh arrays, handed over as they are; an array someone else may hold (``taken``: a
+    seed the caller passed, an array a hook saw, one already handed to another tensor, as
+    ``add`` sends one gradient to both inputs) or a view is copied.  A speed trick: an MLP
+    step at batch 1 is 11% faster than with a copy each time (bench/bench_tricks.py,
+    "handing gradients over")."""
 
     def __init__(self, outputs, seeds, inputs, create_graph, accumulate):
-        self.roots = list(map(edge, outputs))
+        self.roots = [y.grad_fn or edge(y) for y in outputs]   # (edge: a leaf's node)
+        if None in self.roots:
+            i = self.roots.index(None)
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         self.inputs, self.create_graph, self.accumulate = inputs, create_graph, accumulate
         self.delivered, self.retained = {}, []      # node -> gradient; (tensor, gradient)
-        self.taken = set(map(id, seeds))    # arrays someone else holds: the caller, a hook
+        self.taken = set(map(id, seeds))    # arrays others hold (see owned)
         self.targets = self.needed = None
         if inputs is not None:
             self.aim(inputs)
@@ -206,12 +213,12 @@ class Plan:
         return needed
 
     def deliver(self, node, arrived, g):
-        """Keep the gradient of a leaf or of a tensor asked about; True if the walk stops
-        there.  grad() of an intermediate whose rules must still run (other inputs lie
-        beyond it) keeps what arrived, before its hooks: torch's order, both ways."""
-        if node.op is not None and (self.targets is None or node not in self.targets):
+        """At a tensor asked about that some rule made: keep its gradient; True if the walk
+        stops there.  If its rules must still run (other inputs lie beyond it), grad()
+        keeps what arrived, before its hooks: torch's order, both ways."""
+        if node not in self.targets:
             return False
-        passes_on = node.op is not None and any(c in self.needed for c in node.next)
+        passes_on = any(c in self.needed for c in node.next)
         self.delivered[node] = arrived if passes_on and not self.accumulate else g
         return not passes_on            # (a rule that never runs keeps its saved values, as torch)
 
@@ -231,12 +238,7 @@ class Plan:
                         yield x, g, False
 
     def owned(self, g):
-        """A gradient as a tensor its new holder may keep.  Rules mostly return fresh
-        arrays, handed over as they are (a copy of a 784x256 weight gradient is
-        measurable); an array someone else may hold is copied: a seed the caller passed,
-        a view, an array a hook saw, or one already handed to another tensor (``add``
-        sends one gradient to both inputs).  A speed trick: an MLP step at batch 1 is 11%
-        faster than with a copy each time (bench/bench_tricks.py, "handing gradients over")."""
+        """A gradient as a tensor its new holder may keep: see the class's note."""
         if isinstance(g, Tensor):
             return g
         if g.base is not None or id(g) in self.taken:
@@ -248,23 +250,21 @@ class Plan:
 def vjp(node, g, plan):
     """Call one node's VJP rules: the (next node, gradient) pair for each edge that needs
     one, each gradient of its input's shape and dtype."""
-    needed, watched = plan.needed, state.anomaly or watch.tracers
     try:
-        if node.freed:
+        if node.args is None:           # a backward freed what its rules read (run)
             raise RuntimeError(FREED)
-        if node.stamp != state.writes:
-            check_versions(node)        # something was written in place since the forward
-        if plan.create_graph or node.packed is not None:
+        if node.stamp != state.writes:  # something was written in place since the forward
+            check_versions(node)
+        args, y = node.arrays, node.out             # what the rules read, as arrays, or
+        if plan.create_graph or node.packed is not None:    # as tensors, or hooks unpack it
             args, y = node.saved(plan.create_graph)
             g = Tensor._make(g) if plan.create_graph and not isinstance(g, Tensor) else g
-        else:
-            args, y = node.arrays, node.out     # (what node.saved gives, read directly)
         op, params, lead = node.op, node.params, g.ndim - node.out.ndim
         if op.vjp_all is not None:      # one rule for all inputs (cat, user Functions)
             grads = op.vjp_all(g, y, *args, **params)
         sends = []
         for i, child in enumerate(node.next):
-            if child is None or (needed is not None and child not in needed):
+            if child is None or (plan.needed is not None and child not in plan.needed):
                 continue
             if op.vjp_all is None:      # one rule per input: run only the ones wanted
                 r = op.vjp[i](g, y, *args, **params) if op.vjp[i] is not None else None
@@ -276,7 +276,7 @@ def vjp(node, g, plan):
             a = a._data if type(a) is Tensor else a
             if lead or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
                 r = fit(node, i, r, lead, g)
-            if watched:                 # anomaly mode's NaN check, a trace
+            if state.anomaly or watch.tracers:      # anomaly mode's NaN check, a trace
                 watch.sent(node, i, child, r)
             sends.append((child, r))
         return sends
@@ -351,6 +351,7 @@ def check_fits(t, g, in_place):
 # -- torch's words ------------------------------------------------------------------------
 IMPLICIT = ("grad can be implicitly created only for scalar outputs (this output has shape {}: "
             "pass a gradient of that shape, the dL/dy of the loss you have in mind)")
+NOT_A_SEED = "gradient must be a Tensor, a number or None, not {} (wrap it: al.tensor(...))"
 IMPLICIT_BATCHED = "is_grads_batched=True needs explicit grad_outputs (a batch of seeds)"
 MISMATCH = ("Mismatch in shape: grad_output[{i}] has a shape of {seed} and output[{i}] has a "
             "shape of {out}. The seed must have the output's shape: it holds one dL/dy entry "

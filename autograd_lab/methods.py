@@ -18,8 +18,7 @@ from .userframe import user_level
 
 
 class TensorMethods:
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        engine.backward(self, gradient, retain_graph, create_graph, inputs)
+    backward = engine.tensor_backward       # (in engine.py, beside the walk it starts)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when the gradient with respect to this tensor is computed;
@@ -309,6 +308,7 @@ def install(cls, methods):
 
 
 install(Tensor, TensorMethods)
+Tensor.backward.__qualname__ = "Tensor.backward"
 install(Tensor, inplace.InPlaceMethods)
 for _name in ("add", "sub", "mul", "div", "pow", "clamp", "clip", "relu", "sigmoid", "tanh", "exp", "log",
               "log1p", "sin", "cos", "abs", "neg", "sqrt", "sign", "floor", "ceil", "round"):

@@ -2,6 +2,7 @@
 
     python bench/before_after.py 6bcfe93             # that commit against the work tree
     python bench/before_after.py 6bcfe93 --rounds 3 --bench bench_engine.py
+    python bench/before_after.py 6bcfe93 --same-bench   # today's benchmarks on both packages
 
 The package and the benchmarks at the given commit are unpacked into a temporary folder
 (``git archive``); then each benchmark script runs from both trees in turns (before,
@@ -14,6 +15,7 @@ the change made that ratio more than 5% worse.
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -59,11 +61,18 @@ def main():
     parser.add_argument("commit", help="the commit to compare the work tree with")
     parser.add_argument("--rounds", type=int, default=2, help="runs of each tree per benchmark")
     parser.add_argument("--bench", action="append", help="a script in bench/ (default: engine, jacobian)")
+    parser.add_argument("--same-bench", action="store_true",
+                        help="run the work tree's benchmark scripts on both packages (when a "
+                             "benchmark changed since the commit)")
     args = parser.parse_args()
     scripts = args.bench or ["bench_engine.py", "bench_jacobian.py"]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     with tempfile.TemporaryDirectory() as tmp:
         trees = {"before": unpack(args.commit, tmp), "after": ROOT}
+        if args.same_bench:
+            shutil.rmtree(trees["before"] / "bench")
+            shutil.copytree(ROOT / "bench", trees["before"] / "bench",
+                            ignore=shutil.ignore_patterns("__pycache__"))
         for script in scripts:
             runs = {"before": [], "after": []}
             for r in range(args.rounds):

@@ -11,7 +11,8 @@
    needs one tangent per input, reverse mode one seed per output, so each wins on its
    own side.
 
-Times are medians of repeated runs; ratios compare figures measured in this process.
+Every contestant has one go per turn, in a shuffled order (bench_engine's ``in_turns``);
+a ratio is the median over the turns of the two times taken in the same turn.
 """
 import os
 
@@ -26,22 +27,18 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import autograd_lab as al  # noqa: E402
+from bench_engine import in_turns, turn_ratios  # noqa: E402  (bench/, the script's own folder)
 from autograd_lab.autograd import functional as F  # noqa: E402
 
 QUICK = "--quick" in sys.argv
 
 
-def median_ms(fn, budget=1.5, min_repeat=5, max_repeat=200):
-    """Median wall time in ms; repeats until ``budget`` seconds or ``max_repeat`` runs."""
-    fn()                                  # warm up (imports, caches, allocator)
-    times = []
-    start_all = time.perf_counter()
-    while len(times) < min_repeat or (len(times) < max_repeat and
-                                      time.perf_counter() - start_all < budget):
-        start = time.perf_counter()
+def turns_for(runs, budget):
+    """How many turns fit in ``budget`` seconds, from one timed call of each (at least 5)."""
+    start = time.perf_counter()
+    for fn in runs.values():
         fn()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
+    return max(5, min(60, int(budget / max(time.perf_counter() - start, 1e-9))))
 
 
 def optional(name):
@@ -122,21 +119,21 @@ def check_agreement(runs):
 
 
 def table(title, runs, baselines, skip=()):
+    """Every contestant's median time, and its ratio to each baseline: the median over the
+    turns of (its time / the baseline's time in the same turn), so that a busy neighbour,
+    who slows both alike, moves the ratio little."""
     print(f"\n{title}")
-    times = {}
-    for name, fn in runs.items():
-        if name in skip:
-            continue
-        times[name] = median_ms(fn, budget=0.6 if QUICK else 1.5)
+    runs = {name: fn for name, fn in runs.items() if name not in skip}
+    times = in_turns(list(runs.items()), turns_for(runs, 3 if QUICK else 12))
     cols = [b for b in baselines if b in times]
-    header = f"{'':38s}{'median ms':>11s}" + "".join(f"{'/ ' + b:>{max(14, len(b) + 3)}s}" for b in cols)
-    print(header)
-    for name, t in times.items():
-        line = f"{name:38s}{t:11.3f}"
-        for b in cols:
-            line += f"{t / times[b]:>{max(14, len(b) + 3)}.2f}x"[:-1] + "x"
+    widths = [max(14, len(b) + 3) for b in cols]
+    print(f"{'':38s}{'median ms':>11s}" + "".join(f"{'/ ' + b:>{w}s}" for b, w in zip(cols, widths)))
+    for name in times:
+        line = f"{name:38s}{1e3 * statistics.median(times[name]):11.3f}"
+        for b, w in zip(cols, widths):
+            line += f"{statistics.median(turn_ratios(times, name, b)):>{w - 1}.2f}x"
         print(line)
-    return times
+    return {name: 1e3 * statistics.median(t) for name, t in times.items()}
 
 
 def main():
