@@ -139,3 +139,41 @@ def test_the_core_imports_nothing_from_the_shell(core):
     allowed = below | {f"autograd_lab.{c}" for c in CORE}
     took = graph()[f"autograd_lab.{core}"]
     assert took <= allowed, f"{core} imports {sorted(took - allowed)}"
+
+
+def backward_path(program):
+    """{file name: [(function, lines)]} of every function of the package that ``program``
+    runs (a comprehension counts with the function it is in), as chapter 06 traces it."""
+    import inspect
+    import sys
+
+    ran = {}
+
+    def record(frame, event, arg):
+        code = frame.f_code
+        inner = code.co_name in ("<listcomp>", "<genexpr>", "<setcomp>", "<dictcomp>")
+        if event == "call" and str(PACKAGE) in code.co_filename and not inner:
+            ran[code] = len(inspect.getsourcelines(code)[0])
+
+    sys.setprofile(record)
+    try:
+        program()
+    finally:
+        sys.setprofile(None)
+    files = {}
+    for code, n in ran.items():
+        files.setdefault(Path(code.co_filename).name, []).append((code.co_name, n))
+    return files
+
+
+def test_backward_runs_code_in_three_files_of_the_core():
+    """Chapter 06's promise: y.backward(v) reaches x.grad through the walk (engine.py),
+    a rule (ops.py) and the tensor (tensor.py), nothing else."""
+    import autograd_lab as al
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    y, v = x * x, al.tensor([1.0, 1.0])
+    files = backward_path(lambda: y.backward(v))
+    assert set(files) == {"engine.py", "ops.py", "tensor.py"}, files
+    assert x.grad.tolist() == [2.0, 4.0]
+    names = {f for functions in files.values() for f, _ in functions}
+    assert {"walk", "vjp", "commit"} <= names
