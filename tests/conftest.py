@@ -149,6 +149,22 @@ def pytest_terminal_summary(terminalreporter):
 # here; the per-page browser test checks both themes of every page), the tests that press
 # every button or move every control of an explorer, the throwaway-book builds (slow_build); and the tests
 # marked slow by hand (the errors page's search, the special-value sweep, phones).
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadfile`` (tools/dev.py) every test file runs on one worker -- a
+    notebook's cells in order in one kernel, a module's fixtures made once -- except the
+    browser's page checks, the longest file, whose tests both workers share."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FilesButBrowserPages(LoadFileScheduling):
+        def _split_scope(self, nodeid):
+            file = nodeid.split("::", 1)[0]
+            return nodeid if file.endswith("tests/test_browser.py") else file
+
+    return FilesButBrowserPages(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         params = getattr(item, "callspec", None)
