@@ -176,6 +176,7 @@ class Plan:
         self.roots = list(map(edge, outputs))
         self.inputs, self.create_graph, self.accumulate = inputs, create_graph, accumulate
         self.delivered, self.retained = {}, []      # node -> gradient; (tensor, gradient)
+        self.accumulated = []       # (leaf's node, gradient) with hooks to call after the commit
         self.taken = set(map(id, seeds))    # arrays someone else holds: the caller, a hook
         self.targets = self.needed = None
         if inputs is not None:
@@ -245,9 +246,11 @@ class Plan:
         return Tensor._make(g)
 
 
-def vjp(node, g, plan):
+def vjp(node, g, plan, hooked=False):
     """Call one node's VJP rules: the (next node, gradient) pair for each edge that needs
     one, each gradient of its input's shape and dtype."""
+    if not hooked and node.hooks is not None and (node.hooks.pre or node.hooks.post):
+        return watch.run_node(node, g, plan, vjp)   # its own hooks around its rules
     needed, watched = plan.needed, state.anomaly or watch.tracers
     try:
         if node.freed:
@@ -330,6 +333,8 @@ def commit(plan):
             t._grad = t._grad + g       # a new tensor (recorded under create_graph)
         else:                           # in place, as torch, even into a .grad that an earlier
             np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")   # create_graph recorded
+    if plan.accumulated:                # hooks waiting for a leaf's .grad (watch.py)
+        watch.accumulated(plan.accumulated)
 
 
 def check_fits(t, g, in_place):
