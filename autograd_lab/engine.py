@@ -194,14 +194,8 @@ class Plan:
 
     def _leading_to(self, targets):
         """The nodes from which some target can be reached: only their rules must run."""
-        seen, stack = set(self.roots), list(self.roots)
-        while stack:
-            for child in stack.pop().next:
-                if child is not None and child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-        needed = set(targets)
-        for node in sorted(seen, key=lambda n: n.seq):  # a node's inputs were recorded before it
+        needed = set(targets)       # (a node's inputs were recorded before it: seq order)
+        for node in sorted(reachable(self.roots), key=lambda n: n.seq):
             if node not in needed and any(c in needed for c in node.next):
                 needed.add(node)
         return needed
@@ -244,6 +238,17 @@ class Plan:
             g = g.copy()
         self.taken.add(id(g))
         return Tensor._make(g)
+
+
+def reachable(roots):
+    """Every node a walk from ``roots`` can reach along the edges, the roots included."""
+    seen, stack = set(roots), list(roots)
+    while stack:
+        for child in stack.pop().next:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return seen
 
 
 def vjp(node, g, plan, hooked=False):

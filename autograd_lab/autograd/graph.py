@@ -13,6 +13,7 @@ import contextlib
 import weakref
 
 from .. import watch
+from ..engine import reachable
 from ..inplace import modified
 from ..modes import state
 from ..recording import FREED, AccumulateGrad, Node as _RecordedNode, edge
@@ -42,6 +43,15 @@ class Node(abc.ABC):
 
     @abc.abstractmethod
     def _sequence_nr(self):
+        raise NotImplementedError
+
+    @property
+    @abc.abstractmethod
+    def _input_metadata(self):
+        raise NotImplementedError
+
+    @abc.abstractmethod
+    def _register_hook_dict(self, tensor):
         raise NotImplementedError
 
     @abc.abstractmethod
@@ -148,15 +158,7 @@ def _current_walk():
 def _reached(walk):
     """The nodes the walk executes: those leading to an input asked about, else every
     node reachable from the outputs."""
-    if walk.needed is not None:
-        return walk.needed
-    seen, stack = set(walk.roots), list(walk.roots)
-    while stack:
-        for child in stack.pop().next:
-            if child is not None and child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return seen
+    return walk.needed if walk.needed is not None else reachable(walk.roots)
 
 
 # -- writing in place into saved values -------------------------------------------------------
@@ -309,7 +311,7 @@ for _name in ("register_prehook", "register_hook"):
     setattr(AccumulateGrad, _name, getattr(NodeMethods, _name))
 AccumulateGrad.next_functions = property(lambda node: ())   # a leaf's node leads nowhere
 AccumulateGrad._listed = lambda node: ()
-AccumulateGrad._sequence_nr = lambda node: node.seq
+AccumulateGrad._sequence_nr = lambda node: 2 ** 64 - 1      # (torch gives a leaf's node the highest)
 # a node's metadata: a dict the user may fill, kept as long as the node lives
 _metadata = weakref.WeakKeyDictionary()
 _RecordedNode.metadata = AccumulateGrad.metadata = property(lambda node: _metadata.setdefault(node, {}))
