@@ -87,7 +87,7 @@ def arrive(node, g, plan):
         if node.op is None:
             g = _leaf_node(node, g, plan)
         else:
-            outputs = _call_pre(hooks, (_as_tensor(g, plan),), plan)
+            outputs = _call_pre(hooks, _outputs(g, plan), plan)
             _call_post(node, hooks, [], outputs, plan)
     return g
 
@@ -142,14 +142,38 @@ def run_node(node, g, plan, rules):
     its hooks see what the rules send to each input (``grad_inputs``, one per entry of
     ``next_functions``, None where nothing is sent) and may replace it."""
     hooks = node.hooks
-    outputs = _call_pre(hooks, (_as_tensor(g, plan),), plan)
-    if outputs[0] is None:              # a pre-hook let nothing through
-        sends = []
-    else:
-        sends = rules(node, outputs[0] if plan.create_graph else outputs[0]._data, plan, True)
+    outputs = _call_pre(hooks, _outputs(g, plan), plan)
+    g = _gradient(outputs, g, plan)
+    sends = [] if g is None else rules(node, g, plan, True)    # (None: a pre-hook let nothing through)
     if hooks.post:
         sends = _call_post(node, hooks, sends, outputs, plan)
     return sends
+
+
+def _outputs(g, plan):
+    """``grad_outputs``: the gradient of the node's output; for a Function with several
+    outputs, whose gradients arrive in slots (``autograd/function.py``), one per output,
+    None where none arrived."""
+    a = g._data if isinstance(g, Tensor) else g
+    if a.dtype != object:
+        return (_as_tensor(g, plan),)
+    return tuple(None if isinstance(s, int) else _as_tensor(s, plan) for s in a)
+
+
+def _gradient(outputs, g, plan):
+    """What the rules get: ``outputs`` as the pre-hooks left them, in ``g``'s form
+    (None if nothing is left)."""
+    kept = [None if t is None else t if plan.create_graph else t._data for t in outputs]
+    a = g._data if isinstance(g, Tensor) else g
+    if a.dtype != object:
+        return kept[0]
+    if all(k is None for k in kept):
+        return None
+    slots = np.zeros(len(kept), object)
+    for k, t in enumerate(kept):
+        if t is not None:
+            slots[k] = t
+    return slots
 
 
 def _call_pre(hooks, outputs, plan):

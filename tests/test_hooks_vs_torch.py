@@ -116,6 +116,30 @@ def test_a_custom_functions_node_has_hooks_too():
     same(seen)
 
 
+def test_a_function_with_two_outputs_has_one_node_whose_hooks_see_both_gradients():
+    def seen(lib):
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                return g1 * 2 + g2 * 3
+
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        log = []
+        for use_both in (True, False):
+            a, b = Two.apply(x)
+            a.grad_fn.register_prehook(lambda go: log.append(("pre", values(go))) or
+                                       tuple(None if g is None else g * 10 for g in go))
+            b.grad_fn.register_hook(lambda gi, go: log.append(("post", values(gi), values(go))))
+            ((a.sum() if use_both else 0) + 5 * b.sum()).backward()
+            log.append(values(x.grad))
+        return log
+    same(seen)
+
+
 # -- what a hook returns replaces the gradient -------------------------------------------
 def replacing(lib):
     x = lib.tensor([1.0, 2.0], requires_grad=True)

@@ -18,6 +18,7 @@ from ..inplace import modified
 from ..modes import state
 from ..recording import FREED, AccumulateGrad, Node as _RecordedNode, edge
 from ..tensor import Tensor
+from .function import function_node
 
 __all__ = ["saved_tensors_hooks", "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "Node"]
 
@@ -245,8 +246,9 @@ class NodeMethods:
         """Call ``fn(grad_outputs)`` when this node is about to run: ``grad_outputs`` is a
         tuple holding the gradient of the node's output, after the hooks of its tensor and
         retain_grad; a returned tuple replaces it.  Returns a handle with ``remove()``."""
-        hooks = watch.hooks_of(self)
-        hooks.inputs = self._listed()
+        node = function_node(self)
+        hooks = watch.hooks_of(node)
+        hooks.inputs = node._listed()
         return watch.RemovableHandle(hooks.pre, fn)
 
     def register_hook(self, fn):
@@ -254,8 +256,9 @@ class NodeMethods:
         holds what it sends to each input (one entry per ``next_functions`` entry, None
         where it sends nothing), ``grad_outputs`` what it received; a returned tuple
         replaces ``grad_inputs``.  Returns a handle with ``remove()``."""
-        hooks = watch.hooks_of(self)
-        hooks.inputs = self._listed()
+        node = function_node(self)
+        hooks = watch.hooks_of(node)
+        hooks.inputs = node._listed()
         return watch.RemovableHandle(hooks.post, fn)
 
     # torch's grad_fn._saved_self, _saved_other, _saved_result, _saved_<parameter> (see
