@@ -105,31 +105,34 @@ def _executes_here(node, plan):
 
 def _leaf_node(node, g, plan):
     """A leaf's node in a backward: its pre-hooks may replace the gradient its .grad
-    gets; its post-accumulate-grad hooks and its own hooks wait for the commit."""
-    hooks, blocked = node.hooks, None
+    gets; its post-accumulate-grad hooks and its own hooks wait for the commit.  A
+    pre-hook that returns None lets nothing through: the .grad stays as it was (zeros
+    are added to it, and a .grad that was None is put back to None after the commit)."""
+    hooks, blocked = node.hooks, False
     if hooks.pre:
         g = _call_pre(hooks, (_as_tensor(g, plan),), plan)[0]
-        if g is None:                   # a pre-hook let nothing through: .grad stays as it
-            t = node.variable           # was (zeros are added; a .grad that was None is put back)
-            blocked, g = t._grad is None, Tensor._make(np.zeros(t._data.shape, t._data.dtype))
+        if g is None:
+            t = node.variable
+            blocked, g = True, Tensor._make(np.zeros(t._data.shape, t._data.dtype))
         g = g if plan.create_graph else g._data
     if hooks.post or hooks.accumulated or blocked:
-        plan.accumulated.append((node, g, blocked))
+        plan.accumulated.append((node, None if blocked else g, blocked and node.variable._grad is None))
     return g
 
 
 def accumulated(waiting):
     """After the commit wrote every .grad: per leaf whose node waited for it, its
     post-accumulate-grad hooks (called with the leaf), then its node's hooks
-    (``grad_inputs`` is empty: the node sends nothing on)."""
-    for node, g, blocked in waiting:
+    (``grad_inputs`` is empty: the node sends nothing on; ``grad_outputs`` holds the
+    gradient, None if a pre-hook let nothing through)."""
+    for node, g, was_none in waiting:
         hooks = node.hooks
-        if blocked:
+        if was_none:
             node.variable._grad = None
         for hook in list(hooks.accumulated.values()):
             hook(node.variable)
         if hooks.post:
-            outputs = (None if blocked is not None else g if isinstance(g, Tensor) else Tensor._make(g),)
+            outputs = (None if g is None else g if isinstance(g, Tensor) else Tensor._make(g),)
             for hook in list(hooks.post.values()):
                 out = hook((), outputs)
                 if out is not None:
@@ -177,6 +180,8 @@ def _gradient(outputs, g, plan):
 
 
 def _call_pre(hooks, outputs, plan):
+    """Call the node's pre-hooks with ``grad_outputs``; return it, replaced if a pre-hook
+    returned a new one."""
     walking.append(plan)
     try:
         for hook in list(hooks.pre.values()):
@@ -213,7 +218,10 @@ def _call_post(node, hooks, sends, outputs, plan):
 def _slots(node, positions, sends):
     """For each listed input position, the index in ``sends`` of what the rules sent it
     (None if nothing), and the set of those indices.  The walk's sends are in input order,
-    one per input that got a gradient, so they are matched to positions in that order."""
+    one per input that got a gradient, so they are matched to positions in that order.
+    (Where one tensor is two inputs of a custom Function whose backward returns None for
+    the first, the hooks would see its gradient in the first place: what reaches the
+    tensor, the sum of both, is the same.)"""
     slots, k, sent = [], 0, set()
     for i in range(len(node.next)):
         child = node.next[i]

@@ -114,6 +114,35 @@ def test_a_backward_with_create_graph_goes_through_the_copies_allow_mutation_kee
     assert not saved.saved                              # let go of at the end
 
 
+def test_allow_mutation_lets_a_saved_value_be_written_and_differentiates_the_old_one():
+    with al.autograd.graph.allow_mutation_on_saved_tensors():
+        a = leaf([[0.5, 1.0], [2.0, 3.0]])
+        b = a.clone()
+        out = (b ** 2).sum()                            # pow saves b ...
+        b.sin_()                                        # ... which is written over
+        e = (a * 1).exp()                               # exp saves its output ...
+        e.mul_(2)                                       # ... written over too
+        (out + e.sum()).backward()
+    a0 = np.array([[0.5, 1.0], [2.0, 3.0]])
+    assert np.allclose(a.grad.numpy(), 2 * a0 + 2 * np.exp(a0))    # (e = 2 exp(a) after mul_)
+    assert np.allclose(b.detach().numpy(), np.sin(a0))
+
+
+def test_allow_mutation_refuses_a_backward_after_the_block_and_a_block_inside_another():
+    with al.autograd.graph.allow_mutation_on_saved_tensors():
+        out = (leaf([0.5, 1.0]).clone() ** 2).sum()
+    with pytest.raises(AssertionError, match="Trying to backward outside of the "
+                                             "'allow_mutation_on_saved_tensors' context"):
+        out.backward()
+    with al.autograd.graph.allow_mutation_on_saved_tensors():
+        with pytest.raises(RuntimeError, match="contexts cannot be nested"):
+            with al.autograd.graph.allow_mutation_on_saved_tensors():
+                pass
+        x = leaf([2.0])
+        (x.clone() ** 2).sum().backward()               # the outer block still works
+    assert x.grad.tolist() == [4.0]
+
+
 def test_multi_grad_hook_counts_only_the_tensors_the_walk_reaches():
     a, b = leaf([1.0]), leaf([2.0])
     c = a * 2

@@ -371,6 +371,10 @@ def test_every_grad_fn_is_a_node_an_abstract_class_with_torchs_methods():
 
 
 # -- writing into saved values ------------------------------------------------------------
+# (torch's first allow_mutation_on_saved_tensors block takes about 7 s, importing its
+# tensor subclasses: these comparisons are CI's long checks; tests/test_hooks.py checks
+# the same block without torch)
+@pytest.mark.slow
 def test_allow_mutation_on_saved_tensors_as_torchs_documentation_shows():
     def example(lib):
         with lib.autograd.graph.allow_mutation_on_saved_tensors():
@@ -396,6 +400,7 @@ def test_writing_into_a_saved_value_is_refused_outside_the_block():
     assert same(refused)[0] == "RuntimeError"
 
 
+@pytest.mark.slow
 def test_allow_mutation_backward_outside_the_block_and_nesting_are_refused():
     def refused(lib):
         with lib.autograd.graph.allow_mutation_on_saved_tensors():
