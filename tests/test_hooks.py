@@ -128,6 +128,16 @@ def test_allow_mutation_lets_a_saved_value_be_written_and_differentiates_the_old
     assert np.allclose(b.detach().numpy(), np.sin(a0))
 
 
+def test_allow_mutation_lets_go_of_a_copy_with_its_graph():
+    with al.autograd.graph.allow_mutation_on_saved_tensors() as saved:
+        x = leaf([1.0, 2.0])
+        out = (x.clone() ** 2).sum()
+        kept = len(saved.saved)
+        out.backward()
+        del out
+        assert kept == 1 and len(saved.saved) == 0
+
+
 def test_allow_mutation_refuses_a_backward_after_the_block_and_a_block_inside_another():
     with al.autograd.graph.allow_mutation_on_saved_tensors():
         out = (leaf([0.5, 1.0]).clone() ** 2).sum()

@@ -122,15 +122,15 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         def hook_for(k):
             def hook(grad):
                 walk = _current_walk()
-                state = walks.get(walk)
-                if state is None:
+                got = walks.get(walk)
+                if got is None:
                     reached = _reached(walk)
-                    state = walks[walk] = [0, sum(n in reached for n in nodes), [None] * len(nodes)]
-                state[2][k] = grad
-                state[0] += 1
-                if state[0] == state[1]:
+                    got = walks[walk] = [0, sum(n in reached for n in nodes), [None] * len(nodes)]
+                got[2][k] = grad
+                got[0] += 1
+                if got[0] == got[1]:
                     del walks[walk]
-                    fn(state[2])
+                    fn(got[2])
             return hook
         return _MultiHandle(tuple(t.register_hook(hook_for(k)) for k, t in enumerate(tensors)))
     called = weakref.WeakSet()                  # the walks that called fn already
@@ -168,12 +168,18 @@ OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' 
            "in which the graph was originally recorded.")      # (torch's words, run together)
 
 
+class _Packed:
+    """What a graph keeps of a value saved inside allow_mutation_on_saved_tensors."""
+    __slots__ = ("__weakref__",)
+
+
 class _SavedCopies:
-    """What allow_mutation_on_saved_tensors yields: the copies of the values saved inside it
-    (``saved``: packed value -> copy), let go of when the block ends."""
+    """What allow_mutation_on_saved_tensors yields: the copies of the values saved inside
+    it (``saved``: what the graph keeps -> the copy), each let go of with its graph, all
+    when the block ends."""
 
     def __init__(self):
-        self.saved = {}
+        self.saved = weakref.WeakKeyDictionary()
 
     def clear(self):
         self.saved.clear()
@@ -199,7 +205,7 @@ def allow_mutation_on_saved_tensors():
     copies = _SavedCopies()
 
     def pack(t):
-        key = object()
+        key = _Packed()
         copies.saved[key] = t.clone()   # (recorded: a create_graph backward goes through it)
         return key
 
