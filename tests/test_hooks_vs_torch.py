@@ -294,6 +294,39 @@ def test_post_accumulate_grad_hooks_see_the_accumulated_grad_and_can_step_there(
     same(sgd_in_backward)
 
 
+def test_post_accumulate_grad_hooks_run_leaf_after_leaf_in_torchs_order():
+    """In torch each runs as its leaf's node does, during the walk; in autograd_lab every
+    .grad is written once the walk succeeded, so they run then: in the same order among
+    themselves, after the hooks of the tensors."""
+    def order(lib):
+        rng = np.random.default_rng(0)
+        ps = {n: lib.tensor(rng.normal(size=s).astype(np.float32), requires_grad=True)
+              for n, s in (("W1", (3, 4)), ("b1", (4,)), ("W2", (4, 2)), ("b2", (2,)))}
+        x = lib.tensor(rng.normal(size=(5, 3)).astype(np.float32))
+        log = []
+        for n, p in ps.items():
+            p.register_post_accumulate_grad_hook(lambda t, n=n: log.append(n))
+            p.register_hook(lambda g, n=n: log.append("hook " + n))
+        (((x @ ps["W1"] + ps["b1"]).sigmoid() @ ps["W2"] + ps["b2"]) ** 2).mean().backward()
+        return [e for e in log if e.startswith("hook")], [e for e in log if not e.startswith("hook")]
+    same(order)
+
+
+def test_tensor_hooks_registered_before_and_after_an_in_place_write_as_in_torch():
+    def hooked(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        log = []
+        y = x * 2
+        y.register_hook(lambda g: log.append(("before", values(g))))
+        y.retain_grad()
+        y.mul_(3)
+        y.register_hook(lambda g: log.append(("after", values(g))))
+        y.grad_fn.register_prehook(lambda go: log.append(("pre", values(go))))
+        (y * y).sum().backward()
+        return log, values(y.grad), values(x.grad)
+    same(hooked)
+
+
 def test_post_accumulate_grad_hooks_are_refused_where_torch_refuses_them():
     def refused(lib):
         x = lib.tensor([1.0, 2.0], requires_grad=True)
