@@ -253,9 +253,11 @@ def reachable(roots):
 
 def vjp(node, g, plan, hooked=False):
     """Call one node's VJP rules: the (next node, gradient) pair for each edge that needs
-    one, each gradient of its input's shape and dtype."""
+    one, each gradient of its input's shape and dtype.  A node with hooks of its own
+    (grad_fn.register_prehook / register_hook) runs them around its rules: watch.run_node
+    calls back here with ``hooked=True``."""
     if not hooked and node.hooks is not None and (node.hooks.pre or node.hooks.post):
-        return watch.run_node(node, g, plan, vjp)   # its own hooks around its rules
+        return watch.run_node(node, g, plan, vjp)
     needed, watched = plan.needed, state.anomaly or watch.tracers
     try:
         if node.freed:
