@@ -160,7 +160,7 @@ def walk(sends, plan):
             continue
         if plan.targets and plan.deliver(node, arrived, g):
             continue                    # an input asked about, with nothing beyond it
-        sends = vjp(node, g, plan)
+        sends = watch.run_node(node, g, plan, vjp) if watched else vjp(node, g, plan)
         ran.append(node)
 
 
@@ -183,6 +183,7 @@ class Plan:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         self.inputs, self.create_graph, self.accumulate = inputs, create_graph, accumulate
         self.delivered, self.retained = {}, []      # node -> gradient; (tensor, gradient)
+        self.accumulated = []       # (leaf's node, gradient) with hooks to call after the commit
         self.taken = set(map(id, seeds))    # arrays others hold (see owned)
         self.targets = self.needed = None
         if inputs is not None:
@@ -200,14 +201,8 @@ class Plan:
 
     def _leading_to(self, targets):
         """The nodes from which some target can be reached: only their rules must run."""
-        seen, stack = set(self.roots), list(self.roots)
-        while stack:
-            for child in stack.pop().next:
-                if child is not None and child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-        needed = set(targets)
-        for node in sorted(seen, key=lambda n: n.seq):  # a node's inputs were recorded before it
+        needed = set(targets)       # (a node's inputs were recorded before it: seq order)
+        for node in sorted(reachable(self.roots), key=lambda n: n.seq):
             if node not in needed and any(c in needed for c in node.next):
                 needed.add(node)
         return needed
@@ -245,6 +240,17 @@ class Plan:
             g = g.copy()
         self.taken.add(id(g))
         return Tensor._make(g)
+
+
+def reachable(roots):
+    """Every node a walk from ``roots`` can reach along the edges, the roots included."""
+    seen, stack = set(roots), list(roots)
+    while stack:
+        for child in stack.pop().next:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return seen
 
 
 def vjp(node, g, plan):
@@ -330,6 +336,8 @@ def commit(plan):
             t._grad = t._grad + g       # a new tensor (recorded under create_graph)
         else:                           # in place, as torch, even into a .grad that an earlier
             np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")   # create_graph recorded
+    if plan.accumulated:                # hooks waiting for a leaf's .grad (watch.py)
+        watch.accumulated(plan.accumulated)
 
 
 def check_fits(t, g, in_place):

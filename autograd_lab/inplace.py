@@ -37,9 +37,12 @@ VIEW_OF_A_LEAF = "a view of a leaf Variable that requires grad is being used in 
 def check_versions(node):
     """Something was written since the node was recorded.  Refuse to differentiate with
     saved values that were changed in place since: only the values the node's rules read
-    (``Op.saves``), as torch checks only what it saved.  And take in arrays that
-    ``x.data = ...`` put in place of an input's, as torch's backward does."""
-    if node.overwritten and node.op.reads_output:
+    (``Op.saves``), as torch checks only what it saved, and not those saved_tensors_hooks
+    packed (torch cannot follow versions through the hooks: the rules use what the unpack
+    hook returns).  And take in arrays that ``x.data = ...`` put in place of an input's,
+    as torch's backward does."""
+    packed = node.packed or ()
+    if node.overwritten and node.op.reads_output and "out" not in packed:
         modified(node.out, node, node.out_box[0], node.out_version)
     if not node.op.reads_inputs and state.swapped <= node.stamp:
         return                          # no rule reads an input, and no input's array was replaced
@@ -55,7 +58,7 @@ def check_versions(node):
             if node.op.reads_inputs:    # the new numbers, cast as the forward cast them
                 new = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
                 node.arrays = node.arrays[:i] + (new,) + node.arrays[i + 1:]
-        if a._vbox is not None and node.reads(i):
+        if a._vbox is not None and node.reads(i) and i not in packed:
             saved = node.versions[i] if node.versions else 0
             if a._vbox[0] != saved:     # torch names the node that made it now, if any
                 modified(a._data, a.grad_fn, a._vbox[0], saved)

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import devices, dtypes, engine, inplace, ops, recording, tensor_functions as F
+from . import devices, dtypes, engine, inplace, ops, recording, tensor_functions as F, watch
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
 from .tensor import Tensor
 from .userframe import user_level
@@ -26,11 +26,18 @@ class TensorMethods:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         node = recording.edge(self)           # a leaf's hooks live on its AccumulateGrad node
-        if node.hooks is None:
-            node.hooks = []
-        hooks = node.hooks
-        hooks.append(hook)
-        return HookHandle(hooks, hook)
+        return watch.RemovableHandle(watch.hooks_of(node).tensor, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` with this leaf once a backward has accumulated its
+        gradient into ``.grad`` (to update the parameter there and then, say).  In
+        autograd_lab every .grad is written once the whole walk succeeded, so these hooks
+        run then, one leaf after another.  Returns a handle with ``remove()``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        return watch.RemovableHandle(watch.hooks_of(recording.edge(self)).accumulated, hook)
 
 
     # -- arithmetic: every operator is a row of the rules table (ops.py) -------------
@@ -284,15 +291,6 @@ class TensorMethods:
     def masked_fill(self, mask, value):
         v, key = inplace.masked_args(self, mask, value)
         return ops.masked_fill(self, v, key=key)
-
-
-class HookHandle:
-    def __init__(self, hooks, hook):
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self):
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
 
 
 def install(cls, methods):

@@ -186,7 +186,7 @@ class Node:
                  "stamp",             # in-place writes so far (see inplace.check_versions)
                  "seq",               # recording order (see engine.walk)
                  "__dict__", "__weakref__")
-    hooks = None                      # Tensor.register_hook on this node's output
+    hooks = None                      # its hooks and its output's (watch.Hooks), once any is set
     retain = None                     # weakref to the output, after retain_grad()
     tangent = None                    # forward mode: the output's tangent, for saved()
     versions = None                   # versions of the saved inputs, if any had been written
@@ -307,7 +307,7 @@ class AccumulateGrad:
     def __init__(self, variable):
         self.variable = variable
         self.seq = next(_sequence)
-        self.hooks = None             # Tensor.register_hook on the leaf
+        self.hooks = None             # its hooks and the leaf's (watch.Hooks), once any is set
 
     def name(self):
         return "torch::autograd::AccumulateGrad"

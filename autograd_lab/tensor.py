@@ -202,8 +202,11 @@ class Tensor:
         return self
 
     # -- leaving autograd_lab ----------------------------------------------------
-    def numpy(self):
-        if self.requires_grad:
+    def numpy(self, *, force=False):
+        """The NumPy array holding this tensor's numbers (shared, not copied).  Refused
+        for a tensor that requires grad while grad mode is on, as in torch (under no_grad,
+        or with ``force=True``, it is given)."""
+        if self.requires_grad and state.grad_enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data
@@ -266,6 +269,8 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vbox[0] if self._vbox is not None else 0
 
     def _box(self):

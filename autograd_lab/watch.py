@@ -2,51 +2,299 @@
 
 The walk (``engine.py``) calls in here only where something is watched: ``arrive`` at a
 node with hooks or a retained gradient (or while a :class:`trace_backward` block
-records), ``sent`` per edge while tracing or in anomaly mode, ``warn_where`` when a
-node's rules raise in anomaly mode.  A plain backward runs none of it.
+records), ``run_node`` for a node with hooks of its own (``grad_fn.register_prehook``,
+``grad_fn.register_hook``), ``accumulated`` once the .grads are written if a leaf's
+node has hooks waiting for that, ``sent`` per edge while tracing or in anomaly mode,
+``warn_where`` when a node's rules raise in anomaly mode.  A plain backward runs none of
+it.  The order is torch's: at a node, the hooks of its tensor, then retain_grad, then
+the node's pre-hooks, its rules, its hooks; at a leaf's node, its .grad is written (in
+autograd_lab: once the whole walk succeeded), then its post-accumulate-grad hooks, then
+the node's hooks.
 """
+import itertools
 import warnings
 
 import numpy as np
 
+from . import dtypes
 from .modes import state
 from .printing import array_str
 from .tensor import Tensor
 from .userframe import user_level
 
 tracers = []                            # the trace_backward blocks now open, innermost last
+walking = []                            # the walks whose hooks are running, innermost last
+
+
+class Hooks:
+    """A node's hooks by kind, each a dict {handle id: function} in the order registered:
+    ``tensor`` (``Tensor.register_hook`` on the node's output, or on the leaf),
+    ``pre`` and ``post`` (``grad_fn.register_prehook`` / ``register_hook``),
+    ``accumulated`` (``Tensor.register_post_accumulate_grad_hook``, on a leaf's node).
+    ``inputs``: the input positions a node hook's ``grad_inputs`` lists, as
+    ``next_functions`` does (set by ``autograd.graph`` when such a hook is registered)."""
+    __slots__ = ("tensor", "pre", "post", "accumulated", "inputs")
+
+    def __init__(self):
+        self.tensor, self.pre, self.post, self.accumulated = {}, {}, {}, {}
+        self.inputs = ()
+
+    def __bool__(self):
+        return bool(self.tensor or self.pre or self.post or self.accumulated)
+
+
+def hooks_of(node):
+    """The node's :class:`Hooks`, made on first use."""
+    if node.hooks is None:
+        node.hooks = Hooks()
+    return node.hooks
+
+
+class RemovableHandle:
+    """What registering a hook returns (torch.utils.hooks.RemovableHandle): ``remove()``
+    takes the hook out again; as a context manager, at the end of the block."""
+    _ids = itertools.count()
+
+    def __init__(self, hooks, fn):
+        self.id = next(self._ids)
+        self._hooks = hooks
+        hooks[self.id] = fn
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
 
 
 def arrive(node, g, plan):
-    """The gradient complete at a node: its hooks see it (and may replace it), a trace
-    records it, a retained gradient keeps it (``plan.retained``, for the commit)."""
-    if node.hooks:
-        g = run_hooks(node.hooks, g, plan)
+    """The gradient complete at a node: its tensor's hooks see it (and may replace it), a
+    trace records it, a retained gradient keeps it (``plan.retained``, for the commit).
+    A leaf's node that the walk executes runs its pre-hooks here, as the .grad it writes
+    is what they return; a node that a ``backward(inputs=...)`` stops at runs its hooks
+    (its rules do not: nothing lies beyond it that is asked about)."""
+    hooks = node.hooks
+    if hooks and hooks.tensor:
+        g = run_hooks(hooks.tensor.values(), g, plan)
     for t in tracers:
         t.steps.append(Step(node, _snapshot(g)))
     if node.retain is not None and node.retain() is not None:
         plan.retained.append((node.retain(), g))
+    if hooks and (hooks.pre or hooks.post or hooks.accumulated) and _executes_here(node, plan):
+        if node.op is None:
+            g = _leaf_node(node, g, plan)
+        else:
+            outputs = _call_pre(hooks, _outputs(g, plan), plan)
+            _call_post(node, hooks, [], outputs, plan)
     return g
+
+
+def _executes_here(node, plan):
+    """Whether the walk executes this node without running its rules: a leaf's node in
+    a backward (grad() only looks at it), or a node a backward(inputs=...) stops at."""
+    if not plan.accumulate:
+        return False
+    if node.op is None:
+        return plan.targets is None or node in plan.targets
+    return (plan.targets is not None and node in plan.targets and
+            not any(c in plan.needed for c in node.next))
+
+
+def _leaf_node(node, g, plan):
+    """A leaf's node in a backward: its pre-hooks may replace the gradient its .grad
+    gets; its post-accumulate-grad hooks and its own hooks wait for the commit.  A
+    pre-hook that returns None lets nothing through: the .grad stays as it was (zeros
+    are added to it, and a .grad that was None is put back to None after the commit)."""
+    hooks, blocked = node.hooks, False
+    if hooks.pre:
+        g = _call_pre(hooks, (_as_tensor(g, plan),), plan)[0]
+        if g is None:
+            t = node.variable
+            blocked, g = True, Tensor._make(np.zeros(t._data.shape, t._data.dtype))
+        g = g if plan.create_graph else g._data
+    if hooks.post or hooks.accumulated or blocked:
+        plan.accumulated.append((node, None if blocked else g, blocked and node.variable._grad is None))
+    return g
+
+
+def accumulated(waiting):
+    """After the commit wrote every .grad: per leaf whose node waited for it, its
+    post-accumulate-grad hooks (called with the leaf), then its node's hooks
+    (``grad_inputs`` is empty: the node sends nothing on; ``grad_outputs`` holds the
+    gradient, None if a pre-hook let nothing through)."""
+    for node, g, was_none in waiting:
+        hooks = node.hooks
+        if was_none:
+            node.variable._grad = None
+        for hook in list(hooks.accumulated.values()):
+            hook(node.variable)
+        if hooks.post:
+            outputs = (None if g is None else g if isinstance(g, Tensor) else Tensor._make(g),)
+            for hook in list(hooks.post.values()):
+                out = hook((), outputs)
+                if out is not None:
+                    _replacement(hook, out, ())
+
+
+def run_node(node, g, plan, rules):
+    """A watched node's rules (``rules(node, g, plan)``: engine.vjp).  Its pre-hooks, if it
+    has any, see (and may replace) the gradient of its output, the rules run on what they
+    leave, and its hooks see what the rules send to each input (``grad_inputs``, one per
+    entry of ``next_functions``, None where nothing is sent) and may replace it."""
+    hooks = node.hooks
+    if hooks is None or not (hooks.pre or hooks.post):
+        return rules(node, g, plan)
+    outputs = _call_pre(hooks, _outputs(g, plan), plan)
+    g = _gradient(outputs, g, plan)
+    sends = [] if g is None else rules(node, g, plan)    # (None: a pre-hook let nothing through)
+    if hooks.post:
+        sends = _call_post(node, hooks, sends, outputs, plan)
+    return sends
+
+
+def _outputs(g, plan):
+    """``grad_outputs``: the gradient of the node's output; for a Function with several
+    outputs, whose gradients arrive in slots (``autograd/function.py``), one per output,
+    None where none arrived."""
+    a = g._data if isinstance(g, Tensor) else g
+    if a.dtype != object:
+        return (_as_tensor(g, plan),)
+    return tuple(None if isinstance(s, int) else _as_tensor(s, plan) for s in a)
+
+
+def _gradient(outputs, g, plan):
+    """What the rules get: ``outputs`` as the pre-hooks left them, in ``g``'s form
+    (None if nothing is left)."""
+    kept = [None if t is None else t if plan.create_graph else t._data for t in outputs]
+    a = g._data if isinstance(g, Tensor) else g
+    if a.dtype != object:
+        return kept[0]
+    if all(k is None for k in kept):
+        return None
+    slots = np.zeros(len(kept), object)
+    for k, t in enumerate(kept):
+        if t is not None:
+            slots[k] = t
+    return slots
+
+
+def _call_pre(hooks, outputs, plan):
+    """Call the node's pre-hooks with ``grad_outputs``; return it, replaced if a pre-hook
+    returned a new one."""
+    walking.append(plan)
+    try:
+        for hook in list(hooks.pre.values()):
+            out = hook(outputs)
+            if out is not None:
+                outputs = _replacement(hook, out, outputs)
+                plan.taken.update(id(t._data) for t in outputs if t is not None)
+    finally:
+        walking.pop()
+    return outputs
+
+
+def _call_post(node, hooks, sends, outputs, plan):
+    """Call the node's hooks with (grad_inputs, grad_outputs); return the sends, replaced
+    if a hook returned new grad_inputs."""
+    slots, sent = _slots(node, hooks.inputs, sends)
+    inputs = tuple(None if k is None else _as_tensor(sends[k][1], plan) for k in slots)
+    walking.append(plan)
+    try:
+        for hook in list(hooks.post.values()):
+            out = hook(inputs, outputs)
+            if out is not None:
+                inputs = _replacement(hook, out, inputs)
+                plan.taken.update(id(t._data) for t in inputs if t is not None)
+    finally:
+        walking.pop()
+    new = [s for k, s in enumerate(sends) if k not in sent]      # (edges the hooks do not see)
+    for i, k, t in zip(hooks.inputs, slots, inputs):
+        if t is not None:
+            new.append((node.next[i], t if plan.create_graph else t._data))
+    return new
+
+
+def _slots(node, positions, sends):
+    """For each listed input position, the index in ``sends`` of what the rules sent it
+    (None if nothing), and the set of those indices.  The walk's sends are in input order,
+    one per input that got a gradient, so they are matched to positions in that order.
+    (Where one tensor is two inputs of a custom Function whose backward returns None for
+    the first, the hooks would see its gradient in the first place: what reaches the
+    tensor, the sum of both, is the same.)"""
+    slots, k, sent = [], 0, set()
+    for i in range(len(node.next)):
+        child = node.next[i]
+        here = None
+        if child is not None and k < len(sends) and sends[k][0] is child:
+            here, k = k, k + 1
+        if i in positions:
+            slots.append(here)
+            if here is not None:
+                sent.add(here)
+    return slots, sent
+
+
+def _replacement(hook, out, old):
+    """What a node's hook returned, checked as torch checks it: a tuple of one tensor
+    (or None) per gradient, each of the shape and dtype of the one it replaces."""
+    name = getattr(hook, "__name__", repr(hook))
+    if not isinstance(out, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(out).__name__}'")
+    if len(out) != len(old):
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values "
+                           f"(got {len(out)}, but expected {len(old)})")
+    for new, was in zip(out, old):
+        if new is None:
+            continue
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        if was is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        _check_like(name, new, was)
+    return out
+
+
+def _check_like(name, new, was):
+    if new.shape != was.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value (a gradient of shape "
+                           f"{tuple(was.shape)} became one of shape {tuple(new.shape)})")
+    if new._data.dtype != was._data.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"{_type_name(was)} got {_type_name(new)})")
+
+
+def _type_name(t):
+    return f"al.{dtypes.scalar_type_name(t._data.dtype)}Tensor"     # torch's legacy names
+
+
+def _as_tensor(g, plan):
+    """A gradient as the tensor a hook sees; the array then counts as held by someone
+    else (``plan.taken``), so it never becomes a .grad itself."""
+    t = g if isinstance(g, Tensor) else Tensor._make(g)
+    plan.taken.add(id(t._data))
+    return t
 
 
 def run_hooks(hooks, g, plan):
     """Each hook sees the gradient and may return a replacement.  The arrays a hook saw
     or returned may be kept by the user, so they never become a .grad themselves
     (``plan.taken``)."""
-    for hook in list(hooks):
-        gt = g if isinstance(g, Tensor) else Tensor._make(g)
-        plan.taken.add(id(gt._data))
-        out = hook(gt)
-        if out is not None:
-            name = getattr(hook, "__name__", repr(hook))
-            if not isinstance(out, Tensor) or out.shape != gt.shape:
-                raise RuntimeError(f"hook {name!r} returned {out!r}; a hook must return None "
-                                   f"or a tensor of shape {tuple(gt.shape)}")
-            if out._data.dtype != gt._data.dtype:
-                raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                                   f"{gt.dtype!r} got {out.dtype!r})")
-            g = out if plan.create_graph else out._data
-            plan.taken.add(id(out._data))
+    walking.append(plan)
+    try:
+        for hook in list(hooks):
+            gt = _as_tensor(g, plan)
+            out = hook(gt)
+            if out is not None:
+                if not isinstance(out, Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+                _check_like(getattr(hook, "__name__", repr(hook)), out, gt)
+                g = out if plan.create_graph else out._data
+                plan.taken.add(id(out._data))
+    finally:
+        walking.pop()
     return g
 
 

@@ -195,6 +195,13 @@ def _record(cls, ctx, args, outs):
     return recorded
 
 
+def function_node(node):
+    """The node a hook on ``node`` belongs on: for an output of a Function with several
+    outputs, the function's own node (the output's node only hands its gradient on, into
+    its slot), as torch has one node for all of a Function's outputs."""
+    return node.next[0] if node.op is _slot else node
+
+
 def _plain(o):
     return Tensor._make(o._data) if isinstance(o, Tensor) else o
 
