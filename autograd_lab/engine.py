@@ -134,7 +134,7 @@ def walk(sends, plan):
     """The backward walk: run each node once its gradient is complete, the
     latest-recorded first, and pass what its rules return along its edges.
     Returns the nodes that ran."""
-    pending, ready, ran = {}, [], []    # gradients so far; heap of (-seq, node)
+    pending, ready, ran = {}, [], []  # gradients so far; heap of (-seq, node)
     while True:
         for node, g in sends:           # gradients arriving at a node add up
             if node in pending:
@@ -159,8 +159,11 @@ def walk(sends, plan):
             plan.delivered[node] = g
             continue
         if plan.targets and plan.deliver(node, arrived, g):
-            continue                    # an input asked about, with nothing beyond it
-        sends = watch.run_node(node, g, plan, vjp) if watched else vjp(node, g, plan)
+            continue                    # an input asked about: stop here
+        if watched:                     # its own hooks run around its rules
+            sends = watch.run_node(node, g, plan, vjp)
+        else:
+            sends = vjp(node, g, plan)
         ran.append(node)
 
 

@@ -177,3 +177,18 @@ def test_backward_runs_code_in_three_files_of_the_core():
     assert x.grad.tolist() == [2.0, 4.0]
     names = {f for functions in files.values() for f, _ in functions}
     assert {"walk", "vjp", "commit"} <= names
+
+
+def test_the_walk_fits_on_one_screen_of_chapter_06():
+    """engine.walk, which chapter 06 prints with inspect.getsource: at most 40 lines of
+    code (docstring, comments and blank lines aside), each line narrow enough for the
+    page's code block (79 characters: a longer one wraps at 1280 px)."""
+    import inspect
+
+    from autograd_lab import engine
+    lines = inspect.getsource(engine.walk).splitlines()
+    assert max(map(len, lines)) <= 79
+    body = ast.parse(inspect.getsource(engine.walk)).body[0].body
+    doc = body[0].end_lineno if isinstance(body[0], ast.Expr) else 1
+    code = [line for line in lines[doc:] if line.strip() and not line.strip().startswith("#")]
+    assert len(code) <= 40, len(code)
