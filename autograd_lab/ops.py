@@ -995,6 +995,8 @@ def _matmul_vjp_b(g, y, a, b):
         return squeeze(unsqueeze(g, -2) @ a, -2)
     if a.ndim == 1:
         return unsqueeze(a, -1) * unsqueeze(g, -2)
+    if a.ndim > 2 and a.shape[-2] == 1:               # a stack of rows (vmap's a sample's
+        return a.mT * g                               # vector): outer products, no sum to do
     return a.mT @ g
 
 

@@ -115,8 +115,19 @@ class BatchedTensor(Tensor):
     def _tangent(self):
         return None
 
+    def detach(self):
+        return wrap(self._phys.detach(), self._levels)
+
+    @property
+    def data(self):
+        return wrap(self._phys.data, self._levels)
+
+    def contiguous(self):
+        return self
+
     item = tolist = _refuse(ITEM)
     __bool__ = _refuse(CONTROL_FLOW)
+    detach_ = retain_grad = register_hook = _refuse(IN_PLACE)
     numpy = __float__ = __int__ = __index__ = _refuse(VALUES)
     backward = _refuse("vmap: autograd_lab's vmap cannot call .backward() inside the function; "
                        "use al.func.grad or al.func.vjp, which compose with vmap")
