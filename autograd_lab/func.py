@@ -477,7 +477,7 @@ def _batched_grad_and_value(func, argnums, has_aux, args):
     summed._al_internal = getattr(func, "_al_internal", False)
     phys = [batching.physical(args[a], levels) for a in nums]
     with batching.suspended() as saved:
-        gs, (value, aux) = grad_and_value(summed, tuple(range(len(nums))), has_aux=True)(*phys)
+        gs, (_, (value, aux)) = grad_and_value(summed, tuple(range(len(nums))), has_aux=True)(*phys)
     gs = tuple(batching.wrap(g, levels) for g in gs)
     g = gs[0] if isinstance(argnums, int) else gs
     value = batching.wrap(value, levels)

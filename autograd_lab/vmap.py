@@ -38,8 +38,8 @@ ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't suppor
         "operations. If error is occurring somewhere inside PyTorch internals, please file a "
         "bug report.")
 CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
-                "control flow. We don't support that yet, please shout over at "
-                "https://github.com/pytorch/functorch/issues/257 .")
+                "control flow. We don't support that yet, please file an issue at "
+                "https://github.com/pytorch/pytorch/issues .")
 VALUES = ("vmap: this function reads the numbers of a batched tensor outside the operations "
           "of the rules table, which autograd_lab's vmap cannot batch; write it with "
           "tensor operations, or call it outside vmap")
@@ -56,7 +56,8 @@ def _refuse(message):
 class _Unread(np.ndarray):
     """What ``BatchedTensor._data`` shows: the shape and dtype of one sample, and no
     numbers -- reading them (as code outside the rules table would) raises."""
-    __array_ufunc__ = None
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise RuntimeError(VALUES)
 
     def __array_function__(self, func, types, args, kwargs):
         raise RuntimeError(VALUES)
