@@ -138,6 +138,18 @@ class BatchedTensor(Tensor):
         return f"BatchedTensor(lvl={self._levels[-1]}, bdim=0, value=\n    {inner}\n)"
 
 
+def _refuse_writes():
+    """In-place methods of a batched tensor refuse (Tensor gets them from methods.py, after
+    this module is imported: done at the first vmap call)."""
+    if "_writes_refused" in BatchedTensor.__dict__:
+        return
+    for name in dir(Tensor):
+        if (name.endswith("_") and not name.startswith("_") or
+                name in ("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__")):
+            setattr(BatchedTensor, name, _refuse(IN_PLACE))
+    BatchedTensor._writes_refused = True
+
+
 def wrap(phys, levels):
     """A batched tensor over ``levels`` (outermost first) of the plain tensor ``phys``,
     whose leading dimensions are those levels; ``phys`` itself when there are none."""
@@ -428,6 +440,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         return _join(pieces, out_dims, name)
 
     def _call(func_, name, flat, dims, spec, size, kwargs):
+        _refuse_writes()
         level = next(_numbers)
         batched = [a if d is None else _enter(a, d, level) for a, d in zip(flat, dims)]
         _stack.append([level, size, randomness])
