@@ -150,7 +150,7 @@ def markdown(differentiable_only=True):
         return "<br>".join(f"`{p}`" for p in parts)
 
     rows = ["| op and its grad_fn | forward | VJP: gradient to each input (g = dL/dy) | "
-            "JVP: tangent of y (t = input's tangent) | vmap: batch rule (n batch dims in front) |",
+            "JVP: tangent of y (t = input's tangent) | vmap: batch rule |",
             "|---|---|---|---|---|"]
     for r in rules():
         if differentiable_only and not r.differentiable:
