@@ -331,12 +331,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         args, nested = _reverse_args(args, nums)
         out = _call_reverse(func, args)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
-        if not isinstance(out, Tensor):
-            raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, got {type(out)}")
-        if out.ndim != 0:
-            raise RuntimeError(f"{where}: Expected f(*args) to return a scalar Tensor, got tensor "
-                               f"with {out.ndim} dims. Maybe you wanted to use the vjp or jacrev "
-                               "APIs instead?")
+        _check_scalar(out, where)
         gs = _grads((out,), [args[a] for a in nums], (None,), create_graph=nested)
         gs = tuple(finish(g, nested) for g in gs)
         g = gs[0] if isinstance(argnums, int) else gs
@@ -344,6 +339,16 @@ def grad_and_value(func, argnums=0, has_aux=False):
         return ((g, (value, aux)) if has_aux else (g, value))
     wrapper._al_internal = True
     return wrapper
+
+
+def _check_scalar(out, where):
+    """grad's function must return one number, in torch's words."""
+    if not isinstance(out, Tensor):
+        raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, got {type(out)}")
+    if out.ndim != 0:
+        raise RuntimeError(f"{where}: Expected f(*args) to return a scalar Tensor, got tensor "
+                           f"with {out.ndim} dims. Maybe you wanted to use the vjp or jacrev "
+                           "APIs instead?")
 
 
 def grad(func, argnums=0, has_aux=False):
@@ -465,12 +470,7 @@ def _batched_grad_and_value(func, argnums, has_aux, args):
             for a, p in zip(nums, ps):
                 call[a] = batching.wrap(p, levels)
             out, aux = _split_aux(func(*call), has_aux, where, lambda t: t)
-            if not isinstance(out, Tensor):
-                raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, got {type(out)}")
-            if out.ndim != 0:
-                raise RuntimeError(f"{where}: Expected f(*args) to return a scalar Tensor, got "
-                                   f"tensor with {out.ndim} dims. Maybe you wanted to use the vjp "
-                                   "or jacrev APIs instead?")
+            _check_scalar(out, where)
             value = batching.physical(out, levels)
             aux = _tree_map(lambda t: batching.physical(t, levels), aux) if has_aux else ()
         return value.sum(), (value, aux)

@@ -403,10 +403,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         flat, spec = _leaves(args)
         dims = _broadcast_dims(in_dims, spec)
         if dims is None:
-            raise ValueError(f"vmap({name}, in_dims={_dims_text(in_dims)}, ...)(<inputs>): in_dims "
-                             f"is not compatible with the structure of `inputs`. in_dims has "
-                             f"structure {_spec_text(_leaves(in_dims)[1])} but inputs has "
-                             f"structure {_spec_text(spec)}.")
+            raise _incompatible(f"vmap({name}, in_dims={_dims_text(in_dims)}, ...)(<inputs>)",
+                                "in_dims", in_dims, "inputs", spec)
         dims = list(dims)
         for i, (a, d) in enumerate(zip(flat, dims)):
             where = f"vmap({name}, in_dims={_dims_text(in_dims)}, ...)(<inputs>)"
@@ -497,11 +495,15 @@ def _output_dims(out, ospec, out_dims, name):
     else:
         odims = _broadcast_dims(out_dims, ospec)
     if odims is None:
-        raise ValueError(f"vmap({name}, ..., out_dims={_dims_text(out_dims)})(<inputs>): out_dims "
-                         f"is not compatible with the structure of `outputs`. out_dims has "
-                         f"structure {_spec_text(_leaves(out_dims)[1])} but outputs has "
-                         f"structure {_spec_text(ospec)}.")
+        raise _incompatible(f"vmap({name}, ..., out_dims={_dims_text(out_dims)})(<inputs>)",
+                            "out_dims", out_dims, "outputs", ospec)
     return odims
+
+
+def _incompatible(where, which, dims, what, spec):
+    return ValueError(f"{where}: {which} is not compatible with the structure of `{what}`. "
+                      f"{which} has structure {_spec_text(_leaves(dims)[1])} but {what} has "
+                      f"structure {_spec_text(spec)}.")
 
 
 def _join(pieces, out_dims, name):

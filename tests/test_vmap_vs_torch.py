@@ -1,7 +1,6 @@
 """al.func.vmap against torch.func.vmap: every op case with a batch rule (values, and
 gradients through grad), nested in_dims and out_dims, the transforms composed with it,
 torch's error words, and the per-sample gradients of a small MLP."""
-import types
 import warnings
 
 import numpy as np
@@ -14,6 +13,7 @@ import autograd_lab as al  # noqa: E402
 from autograd_lab import func  # noqa: E402
 
 from op_cases import CASES, error_of  # noqa: E402
+from test_engine_vs_torch import _torch_version as torch_version  # noqa: E402
 
 B = 3
 
@@ -25,21 +25,6 @@ SKIP = {"index_mask", "max_dim_values", "min_dim_keepdim", "max_dim_of_a_number"
         "cross_entropy", "binary_cross_entropy"}
 BATCHED = [c for c in CASES[:[n for n, *_ in CASES].index("cross_entropy")] + CASES[-1:]
            if c[0] not in SKIP]
-
-
-class _TorchAsAl:
-    def __getattr__(self, name):
-        return {"float64": torch.float64}.get(name, getattr(torch, name))
-
-    @property
-    def nn(self):
-        return torch.nn
-
-
-def torch_version(fn):
-    g = dict(fn.__globals__)
-    g["al"] = _TorchAsAl()
-    return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
 def batch_inputs(shapes, kind, seed=0):
