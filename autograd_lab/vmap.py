@@ -15,6 +15,7 @@ The transforms of ``func.py`` compose with it by working on the physical tensors
 sends a batch of seeds through ONE backward walk -- what ``is_grads_batched`` does.
 """
 import contextlib
+import functools
 import itertools
 import math
 import warnings
@@ -267,14 +268,17 @@ def _run(op, args, params):
     return wrap(out, want)
 
 
-def _per_sample(op, phys, params, want, n):
-    """The fallback: one call of the op per sample, the results stacked."""
-    name = _op_name(op)
+def _warn_once(name):
     if name not in _warned:
         _warned.add(name)
         warnings.warn(f"There is a performance drop because we have not yet implemented the "
                       f"batching rule for {name}. Please file us an issue on GitHub so that we "
-                      f"can prioritize its implementation.", UserWarning, stacklevel=4)
+                      f"can prioritize its implementation.", UserWarning, stacklevel=5)
+
+
+def _per_sample(op, phys, params, want, n):
+    """The fallback: one call of the op per sample, the results stacked."""
+    _warn_once(_op_name(op))
     sizes = tuple(_size(lvl) for lvl in want)
     total = math.prod(sizes)
     flat = []
@@ -295,11 +299,55 @@ def _per_sample(op, phys, params, want, n):
     return ops.reshape(out, shape=sizes + out.shape[1:])
 
 
+def reads_values(name):
+    """For a function of the shell that reads its inputs' numbers in Python (the class
+    indices of a loss, a range check, max(dim)'s indices): with a batched input inside
+    vmap it runs once per sample, with the fallback's warning naming ``name``, instead of
+    reading the numbers of a whole batch as one sample's."""
+    return functools.partial(_reads_values, name=name)
+
+
+def _reads_values(fn, name):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if state.batching is None:
+            return fn(*args, **kwargs)
+        want = levels_of(*args, *kwargs.values())
+        if not want:
+            return fn(*args, **kwargs)
+        _warn_once(name)
+        sizes = tuple(_size(lvl) for lvl in want)
+        total = math.prod(sizes)
+
+        def flat(a):
+            if not is_batched(a):
+                return None
+            p = physical(a, want)
+            return ops.reshape(p, shape=(total,) + p.shape[len(want):])
+        flats = [flat(a) for a in args]
+        kflats = {k: flat(v) for k, v in kwargs.items()}
+        outs = []
+        for i in range(total):
+            call = [a if f is None else ops.index(f, key=(i,)) for a, f in zip(args, flats)]
+            kcall = {k: v if kflats[k] is None else ops.index(kflats[k], key=(i,))
+                     for k, v in kwargs.items()}
+            outs.append(fn(*call, **kcall))
+        if isinstance(outs[0], tuple):            # (values, indices): each stacked
+            parts = [_stacked([o[k] for o in outs], sizes, want) for k in range(len(outs[0]))]
+            return type(outs[0])(*parts) if hasattr(outs[0], "_fields") else tuple(parts)
+        return _stacked(outs, sizes, want)
+    return wrapper
+
+
+def _stacked(outs, sizes, want):
+    out = ops.stack(*outs, dim=0)
+    return wrap(ops.reshape(out, shape=sizes + out.shape[1:]), want)
+
+
 # -- vmap itself ------------------------------------------------------------------------
 def _name(func):
     if hasattr(func, "__name__"):
         return func.__name__
-    import functools
     if isinstance(func, functools.partial):
         return f"functools.partial({_name(func.func)}, ...)"
     return repr(func)

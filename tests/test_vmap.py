@@ -8,6 +8,7 @@ import pytest
 
 import autograd_lab as al
 from autograd_lab import func, ops, rulebook
+from autograd_lab import vmap as batching
 from autograd_lab.modes import state
 
 
@@ -35,18 +36,36 @@ def test_vmap_equals_a_loop_over_the_samples_and_is_one_pass():
     assert np.allclose(g.numpy(), loop(lambda x: one(W1, x), X).numpy(), atol=1e-6)
 
 
-def test_an_op_without_a_batch_rule_runs_once_per_sample_and_says_so_once():
+@pytest.fixture
+def fresh_warnings(monkeypatch):
+    """The fallback warns once per op in a process: forget what other tests saw."""
+    monkeypatch.setattr(batching, "_warned", set())
+
+
+def test_an_op_without_a_batch_rule_runs_once_per_sample_and_says_so_once(fresh_warnings):
     assert ops.nll_loss.batch is None
     al.manual_seed(1)
     X = al.randn(4, 2, 3)
-    target = al.tensor([2, 0])
-    f = lambda x: al.nn.functional.cross_entropy(x, target)   # noqa: E731
+    f = lambda x: ops.nll_loss(x, target=np.array([2, 0]))   # noqa: E731
     with pytest.warns(UserWarning, match="batching rule for nll_loss"):
         ys = func.vmap(f)(X)
     assert np.allclose(ys.numpy(), loop(f, X).numpy())
     with warnings.catch_warnings():
         warnings.simplefilter("error")                        # the second time: no warning
         func.vmap(f)(X)
+
+
+def test_a_function_that_reads_numbers_runs_once_per_sample(fresh_warnings):
+    """cross_entropy reads its class indices in Python: batched targets, one call each."""
+    al.manual_seed(2)
+    X, T = al.randn(4, 2, 3), al.tensor([[2, 0], [1, 1], [0, 2], [2, 2]])
+    f = al.nn.functional.cross_entropy
+    with pytest.warns(UserWarning, match="batching rule for cross_entropy"):
+        ys = func.vmap(f)(X, T)
+    assert np.allclose(ys.numpy(), loop(f, X, T).numpy())
+    with pytest.warns(UserWarning, match=r"max\(dim\)"):
+        values, indices = func.vmap(lambda x: x.max(1))(X)
+    assert np.array_equal(indices.numpy(), X.numpy().argmax(2))
 
 
 def test_chunk_size_gives_the_same_numbers():
