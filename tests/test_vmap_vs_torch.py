@@ -152,6 +152,40 @@ def test_transforms_of_vmap_match_torch(transform):
     assert results[0].shape == tuple(results[1].shape) and close(*results)
 
 
+def _flat(t):
+    return [u for e in t for u in _flat(e)] if isinstance(t, (tuple, list)) else [t]
+
+
+@pytest.mark.parametrize("case", ["grad with aux and two argnums", "jacrev of two argnums",
+                                  "an output the same for every sample", "a negative in_dim",
+                                  "vmap of vmap of grad", "jvp with aux", "hessian of vmap"])
+def test_more_compositions_match_torch(case):
+    x = np.random.default_rng(0).normal(size=(4, 3))
+    w = np.random.default_rng(1).normal(size=(3,))
+    results = []
+    for lib, T in ((al, func), (torch, torch.func)):
+        X, W = lib.tensor(x), lib.tensor(w)
+        results.append({
+            "grad with aux and two argnums": lambda: T.vmap(T.grad(
+                lambda v, W: ((v * W).sin().sum(), v.cos()), argnums=(0, 1), has_aux=True),
+                in_dims=(0, None))(X, W),
+            "jacrev of two argnums": lambda: T.vmap(T.jacrev(
+                lambda v, W: (v * W).sin(), argnums=(0, 1)), in_dims=(0, None))(X, W),
+            "an output the same for every sample": lambda: T.vmap(lambda v: W * 2)(X),
+            "a negative in_dim": lambda: T.vmap(lambda v: v.sum(), in_dims=-1)(X),
+            "vmap of vmap of grad": lambda: T.vmap(T.vmap(T.grad(
+                lambda a, b: (a * b).sin()), in_dims=(0, None)), in_dims=(None, 0))(X[0], X[:, 1]),
+            "jvp with aux": lambda: T.vmap(lambda v: T.jvp(
+                lambda u: (u.exp(), u.sum()), (v,), (v,), has_aux=True))(X),
+            "hessian of vmap": lambda: T.hessian(
+                lambda W: T.vmap(lambda v: (v * W).sin().sum())(X).sum())(W),
+        }[case]())
+    ours, theirs = _flat(results[0]), _flat(results[1])
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert a.shape == tuple(b.shape) and close(a, b)
+
+
 def test_vmap_over_a_vjp_is_one_batched_backward_and_matches_torch():
     x = np.random.default_rng(8).normal(size=(3,))
     seeds = np.eye(3)
