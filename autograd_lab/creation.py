@@ -6,6 +6,8 @@ come from NumPy's PCG64 generator, so they are not the numbers torch draws for t
 same seed.  Every factory takes torch's ``dtype=``, ``device=`` (the CPU: see
 ``devices.py``) and ``requires_grad=``.
 """
+import math
+
 import numpy as np
 
 from . import devices, dtypes
@@ -350,8 +352,9 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """0, ..., n - 1 in a random order."""
-    return _made(_generator(generator).permutation(int(n)).astype(dtypes.to_numpy(dtype) or np.int64),
-                 device, requires_grad)
+    rng = _generator(generator)
+    return _random((), lambda s: np.array([rng.permutation(int(n)) for _ in range(math.prod(s))]).reshape(
+        s + (int(n),)).astype(dtypes.to_numpy(dtype) or np.int64), device, requires_grad)
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
