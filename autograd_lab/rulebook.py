@@ -7,6 +7,7 @@ the code.
     ('—', 'where(cond, g, 0.0)', 'where(cond, 0.0, g)')
 """
 import ast
+import functools
 import inspect
 import re
 from dataclasses import dataclass
@@ -34,15 +35,27 @@ class Rule:
                          # name (broadcast, reduction), a rule's body, or — (once per sample)
 
 
+@functools.cache
 def _lambdas_by_line():
-    """Source text of every lambda in ops.py, keyed by the line it starts on."""
+    """Source text of every lambda in ops.py, keyed by the line it starts on (read once)."""
     source = inspect.getsource(ops)
+    lines = [line.encode() for line in source.splitlines(keepends=True)]
     found = {}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Lambda):
             found.setdefault(node.lineno, []).append(
-                (ast.get_source_segment(source, node.body), [a.arg for a in node.args.args]))
+                (_segment(lines, node.body), [a.arg for a in node.args.args]))
     return found
+
+
+def _segment(lines, node):
+    """The source text of ``node`` (ast.get_source_segment, which splits the whole file
+    into lines again at every call: seconds for the table's hundred lambdas)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first][node.col_offset:node.end_col_offset].decode()
+    return b"".join([lines[first][node.col_offset:], *lines[first + 1:last],
+                     lines[last][:node.end_col_offset]]).decode()
 
 
 def _text(fn, lambdas):
