@@ -504,7 +504,8 @@ def _batched_jvp(func, primals, tangents, has_aux):
     def batched_view(*duals):
         return func(*[batching.wrap(d, levels) for d in duals])
     batched_view._al_internal = getattr(func, "_al_internal", False)
-    out = forward_pass(batched_view, phys, ts)
+    with batching.hidden(extra):          # carried by the tangents, not by batched tensors
+        out = forward_pass(batched_view, phys, ts)
     out, aux = _split_aux(out, has_aux, where, lambda t: batching.wrap(_plain(batching.physical(t, levels)), levels))
     is_tuple, outs = _outputs(out, where)
     outs = [batching.physical(o, levels) for o in outs]

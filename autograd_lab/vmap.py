@@ -638,6 +638,18 @@ def suspended():
 
 
 @contextlib.contextmanager
+def hidden(levels):
+    """The vmap levels ``levels`` out of sight inside (a forward pass carries them in its
+    tangents, not in batched tensors: see func._batched_jvp)."""
+    saved = _stack[:]
+    _stack[:] = [entry for entry in saved if entry[0] not in levels]
+    try:
+        yield
+    finally:
+        _stack[:] = saved
+
+
+@contextlib.contextmanager
 def restored(saved):
     inner = _stack[:]
     before = state.batching

@@ -158,7 +158,9 @@ def _flat(t):
 
 @pytest.mark.parametrize("case", ["grad with aux and two argnums", "jacrev of two argnums",
                                   "an output the same for every sample", "a negative in_dim",
-                                  "vmap of vmap of grad", "jvp with aux", "hessian of vmap"])
+                                  "vmap of vmap of grad", "jvp with aux", "hessian of vmap",
+                                  "forward over reverse inside vmap",
+                                  "forward over reverse of vmap"])
 def test_more_compositions_match_torch(case):
     x = np.random.default_rng(0).normal(size=(4, 3))
     w = np.random.default_rng(1).normal(size=(3,))
@@ -179,6 +181,10 @@ def test_more_compositions_match_torch(case):
                 lambda u: (u.exp(), u.sum()), (v,), (v,), has_aux=True))(X),
             "hessian of vmap": lambda: T.hessian(
                 lambda W: T.vmap(lambda v: (v * W).sin().sum())(X).sum())(W),
+            "forward over reverse inside vmap": lambda: T.vmap(T.jacfwd(T.jacrev(
+                lambda v: (v.sin() * v.sum()).sum())))(X),
+            "forward over reverse of vmap": lambda: T.jacfwd(T.jacrev(
+                lambda W: T.vmap(lambda v: (v * W).sin().sum())(X).sum()))(W),
         }[case]())
     ours, theirs = _flat(results[0]), _flat(results[1])
     assert len(ours) == len(theirs)
