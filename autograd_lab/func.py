@@ -464,26 +464,31 @@ def _batched_grad_and_value(func, argnums, has_aux, args):
     nums = _check_transform_args(args, argnums)
     levels = batching.levels()
 
+    def physical(t):
+        return batching.physical(t, levels)
+
+    def batched(t):
+        return batching.wrap(t, levels)
+
     def summed(*ps):
         with batching.restored(saved):
             call = list(args)
             for a, p in zip(nums, ps):
-                call[a] = batching.wrap(p, levels)
+                call[a] = _tree_map(batched, p)       # (an argument may be a tree of tensors)
             out, aux = _split_aux(func(*call), has_aux, where, lambda t: t)
             _check_scalar(out, where)
-            value = batching.physical(out, levels)
-            aux = _tree_map(lambda t: batching.physical(t, levels), aux) if has_aux else ()
+            value = physical(out)
+            aux = _tree_map(physical, aux) if has_aux else ()
         return value.sum(), (value, aux)
     summed._al_internal = getattr(func, "_al_internal", False)
-    phys = [batching.physical(args[a], levels) for a in nums]
+    phys = [_tree_map(physical, args[a]) for a in nums]
     with batching.suspended() as saved:
         gs, (_, (value, aux)) = grad_and_value(summed, tuple(range(len(nums))), has_aux=True)(*phys)
-    gs = tuple(batching.wrap(g, levels) for g in gs)
+    gs = tuple(_tree_map(batched, g) for g in gs)
     g = gs[0] if isinstance(argnums, int) else gs
-    value = batching.wrap(value, levels)
     if has_aux:
-        return g, (value, _tree_map(lambda t: batching.wrap(t, levels), aux))
-    return g, value
+        return g, (batched(value), _tree_map(batched, aux))
+    return g, batched(value)
 
 
 def _batched_jvp(func, primals, tangents, has_aux):
