@@ -197,19 +197,24 @@ def physical(x, want):
     if missing:
         raise RuntimeError(f"vmap: internal error: a tensor batched over level {missing[0]} "
                            f"met a transform that does not know it")
+    p = _ones_for_missing(p, have, want)
+    sizes = tuple(_size(lvl) for lvl in want)
+    if p.shape[:len(want)] != sizes:
+        p = ops.expand(p, shape=sizes + p.shape[len(want):])
+    return p
+
+
+def _ones_for_missing(p, have, want):
+    """``p`` (leading dims: the levels ``have``) reshaped to lead with the levels ``want``,
+    a dimension of 1 for each level it lacks (a view)."""
     shape, k = [], 0
-    own = p.shape[len(have):]
     for lvl in want:
         if k < len(have) and have[k] == lvl:
             shape.append(p.shape[k])
             k += 1
         else:
             shape.append(1)
-    p = ops.reshape(p, shape=tuple(shape) + own)
-    sizes = tuple(_size(lvl) for lvl in want)
-    if tuple(shape) != sizes:
-        p = ops.expand(p, shape=sizes + own)
-    return p
+    return ops.reshape(p, shape=tuple(shape) + p.shape[len(have):])
 
 
 # -- running an op on batched inputs: the op's batch rule, or one call per sample ----------
@@ -226,17 +231,7 @@ def _aligned(a, want, n):
     """An input with exactly the ``n`` batch dimensions of ``want`` in front (size 1 for the
     levels it lacks): batched tensors by reshaping, plain tensors and arrays by a 1 per level."""
     if type(a) is BatchedTensor:
-        if a._levels == want:
-            return a._phys
-        shape, k = [], 0
-        p = a._phys
-        for lvl in want:
-            if k < len(a._levels) and a._levels[k] == lvl:
-                shape.append(p.shape[k])
-                k += 1
-            else:
-                shape.append(1)
-        return ops.reshape(p, shape=tuple(shape) + p.shape[len(a._levels):])
+        return a._phys if a._levels == want else _ones_for_missing(a._phys, a._levels, want)
     if type(a) is Tensor:
         return ops.reshape(a, shape=(1,) * n + a.shape)
     if type(a) is np.ndarray:
@@ -420,10 +415,6 @@ def _count(spec):
     return sum(_count(p[1] if spec[0] is dict else p) for p in spec[1])
 
 
-def _dims_text(dims):
-    return repr(dims)
-
-
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``vmap(func)(*args)``: ``func`` written for one sample, run on a batch: each input is
     split along its ``in_dims`` entry (an int, or None: the same for every sample; nested
@@ -441,7 +432,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         name = _name(func)
         _check_out_dims(out_dims, name)
         if not isinstance(in_dims, (int, tuple)):
-            raise ValueError(f"vmap({name}, in_dims={_dims_text(in_dims)}, ...)(<inputs>): expected "
+            raise ValueError(f"vmap({name}, in_dims={repr(in_dims)}, ...)(<inputs>): expected "
                              f"`in_dims` to be int or a (potentially nested) tuple matching the "
                              f"structure of inputs, got: {type(in_dims)}.")
         if not args:
@@ -451,11 +442,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         flat, spec = _leaves(args)
         dims = _broadcast_dims(in_dims, spec)
         if dims is None:
-            raise _incompatible(f"vmap({name}, in_dims={_dims_text(in_dims)}, ...)(<inputs>)",
+            raise _incompatible(f"vmap({name}, in_dims={repr(in_dims)}, ...)(<inputs>)",
                                 "in_dims", in_dims, "inputs", spec)
         dims = list(dims)
         for i, (a, d) in enumerate(zip(flat, dims)):
-            where = f"vmap({name}, in_dims={_dims_text(in_dims)}, ...)(<inputs>)"
+            where = f"vmap({name}, in_dims={repr(in_dims)}, ...)(<inputs>)"
             if d is not None and not isinstance(d, int) or isinstance(d, bool):
                 raise ValueError(f"{where}: Got in_dim={d} for an input but in_dim must be either "
                                  "an integer dimension or None.")
@@ -525,7 +516,7 @@ def _check_out_dims(out_dims, name):
     flat, _ = _leaves(out_dims) if not isinstance(out_dims, int) else ([out_dims], None)
     for d in flat:
         if d is not None and (not isinstance(d, int) or isinstance(d, bool)):
-            raise ValueError(f"vmap({name}, ..., out_dims={_dims_text(out_dims)}): `out_dims` must "
+            raise ValueError(f"vmap({name}, ..., out_dims={repr(out_dims)}): `out_dims` must "
                              "be an int, None or a python collection of ints representing where in "
                              "the outputs the vmapped dimension should appear.")
 
@@ -543,7 +534,7 @@ def _output_dims(out, ospec, out_dims, name):
     else:
         odims = _broadcast_dims(out_dims, ospec)
     if odims is None:
-        raise _incompatible(f"vmap({name}, ..., out_dims={_dims_text(out_dims)})(<inputs>)",
+        raise _incompatible(f"vmap({name}, ..., out_dims={repr(out_dims)})(<inputs>)",
                             "out_dims", out_dims, "outputs", ospec)
     return odims
 
