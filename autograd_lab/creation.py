@@ -6,9 +6,12 @@ come from NumPy's PCG64 generator, so they are not the numbers torch draws for t
 same seed.  Every factory takes torch's ``dtype=``, ``device=`` (the CPU: see
 ``devices.py``) and ``requires_grad=``.
 """
+import math
+
 import numpy as np
 
 from . import devices, dtypes
+from . import vmap as batching
 from .modes import state
 from .tensor import Tensor, unwrap
 
@@ -313,16 +316,25 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     return _made(values.astype(np_dtype), device, requires_grad)
 
 
+def _random(shape, draw, device, requires_grad):
+    """A random tensor of ``shape``; inside al.func.vmap, as its ``randomness`` says:
+    refused ("error"), one draw for the batch ("same") or one per sample ("different")."""
+    shape, levels = batching.random_shape(shape)
+    return batching.wrap(_made(draw(shape), device, requires_grad), levels)
+
+
 def randn(*dims, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the seeded generator (see ``manual_seed``)."""
     rng = _generator(generator)
-    return _made(rng.standard_normal(_size("randn", dims, size)).astype(_float(dtype)), device, requires_grad)
+    return _random(_size("randn", dims, size), lambda s: rng.standard_normal(s).astype(_float(dtype)),
+                   device, requires_grad)
 
 
 def rand(*dims, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1) from the seeded generator."""
     rng = _generator(generator)
-    return _made(rng.random(_size("rand", dims, size)).astype(_float(dtype)), device, requires_grad)
+    return _random(_size("rand", dims, size), lambda s: rng.random(s).astype(_float(dtype)),
+                   device, requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -333,14 +345,16 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     elif high is None:
         low, high = 0, low
     rng = _generator(generator)
-    return _made(rng.integers(low, high, _size("randint", (size,))).astype(dtypes.to_numpy(dtype) or np.int64),
-                 device, requires_grad)
+    return _random(_size("randint", (size,)),
+                   lambda s: rng.integers(low, high, s).astype(dtypes.to_numpy(dtype) or np.int64),
+                   device, requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """0, ..., n - 1 in a random order."""
-    return _made(_generator(generator).permutation(int(n)).astype(dtypes.to_numpy(dtype) or np.int64),
-                 device, requires_grad)
+    rng = _generator(generator)
+    return _random((), lambda s: np.array([rng.permutation(int(n)) for _ in range(math.prod(s))]).reshape(
+        s + (int(n),)).astype(dtypes.to_numpy(dtype) or np.int64), device, requires_grad)
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -360,8 +374,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     if size is None:
         raise TypeError("normal(): with a number for mean and for std, give a size: "
                         "normal(0.0, 1.0, (2, 3))")
-    values = mean + std * rng.standard_normal(_size("normal", (size,)))
-    return _made(values.astype(_float(dtype)), device, requires_grad)
+    return _random(_size("normal", (size,)),
+                   lambda s: (mean + std * rng.standard_normal(s)).astype(_float(dtype)), device, requires_grad)
 
 
 def randn_like(input, dtype=None, device=None, requires_grad=False, generator=None):

@@ -21,13 +21,18 @@ Composition: ``jacrev(jacrev(f))``, ``jacfwd(jacrev(f))`` and ``grad(grad(f))`` 
 Nested forward mode (``jacfwd(jacfwd(f))``) and reverse-over-forward
 (``jacrev(jacfwd(f))``) raise: a tensor carries one tangent, as a plain array.
 """
+import math
+
 import numpy as np
 
 from . import engine
 from .modes import count, state
 from .tensor import Tensor
 
-__all__ = ["jvp", "vjp", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian"]
+from . import vmap as batching
+from .vmap import vmap
+
+__all__ = ["jvp", "vjp", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian", "vmap"]
 
 NESTED_FORWARD = (
     "al.func.jvp was called while another forward-mode pass was running (jvp inside jvp, "
@@ -245,6 +250,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     for p in primals + tangents:
         if not isinstance(p, Tensor):
             raise RuntimeError(f"{where}: Expected primals to only contain Tensors, got {type(p)}")
+    if batching.active():
+        return _batched_jvp(func, primals, tangents, has_aux)
     ts = [check_tangent(p, t) for p, t in zip(primals, tangents)]
     out = forward_pass(func, primals, ts)
     out, aux = _split_aux(out, has_aux, where, _plain)
@@ -262,12 +269,17 @@ def vjp(func, *primals, has_aux=False):
     for p in primals:
         if not isinstance(p, Tensor):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(p)}")
-    prepared = [_reverse_leaf(p) for p in primals]
+    levels = batching.levels()          # inside vmap: the function runs on the physical tensors
+    prepared = [_reverse_leaf(batching.physical(p, levels)) for p in primals]
     leaves = [x for x, _ in prepared]
     nested = any(n for _, n in prepared) or bool(state.forward_level)
-    out = _call_reverse(func, leaves)
-    out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
+    out = _call_reverse(func, [batching.wrap(x, levels) for x in leaves])
+
+    def done(t):
+        return batching.wrap(finish(batching.physical(t, levels), nested), levels)
+    out, aux = _split_aux(out, has_aux, where, done)
     is_tuple, outs = _outputs(out, where)
+    physical = [batching.physical(o, levels) for o in outs]
 
     def vjp_fn(cotangents):
         cots = tuple(cotangents) if isinstance(cotangents, (tuple, list)) else (cotangents,)
@@ -275,10 +287,19 @@ def vjp(func, *primals, has_aux=False):
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
                                f"structure of outputs to the function. cotangents: "
                                f"{_structure(cotangents)}, primal output: {_structure(out)}")
-        grads = _grads(outs, leaves, cots, create_graph=nested)
-        return tuple(finish(g, nested) for g in grads)
+        extra = tuple(lvl for lvl in batching.levels_of(*cots) if lvl not in levels)
+        if not extra:
+            grads = _grads(physical, leaves, [batching.physical(c, levels) for c in cots],
+                           create_graph=nested)
+            return tuple(batching.wrap(finish(g, nested), levels) for g in grads)
+        # vmap over the backward: the levels added since, as one batch of seeds, one walk
+        seeds = [batching.in_front(c, extra, levels) for c in cots]
+        sizes = seeds[0][1]
+        grads = _grads(physical, leaves, [s for s, _ in seeds], create_graph=nested,
+                       batched=True, lead=(math.prod(sizes),))
+        return tuple(batching.from_front(finish(g, nested), extra, sizes, levels) for g in grads)
 
-    value = tuple(finish(o, nested) for o in outs)
+    value = tuple(batching.wrap(finish(o, nested), levels) for o in physical)
     result = (value if is_tuple else value[0], vjp_fn)
     return result + (aux,) if has_aux else result
 
@@ -304,16 +325,13 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """Like :func:`grad`, returning ``(gradient, value)``."""
     def wrapper(*args):
         where = "grad_and_value(f)(*args)"
+        if batching.active():
+            return _batched_grad_and_value(func, argnums, has_aux, args)
         nums = _check_transform_args(args, argnums)
         args, nested = _reverse_args(args, nums)
         out = _call_reverse(func, args)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
-        if not isinstance(out, Tensor):
-            raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, got {type(out)}")
-        if out.ndim != 0:
-            raise RuntimeError(f"{where}: Expected f(*args) to return a scalar Tensor, got tensor "
-                               f"with {out.ndim} dims. Maybe you wanted to use the vjp or jacrev "
-                               "APIs instead?")
+        _check_scalar(out, where)
         gs = _grads((out,), [args[a] for a in nums], (None,), create_graph=nested)
         gs = tuple(finish(g, nested) for g in gs)
         g = gs[0] if isinstance(argnums, int) else gs
@@ -321,6 +339,16 @@ def grad_and_value(func, argnums=0, has_aux=False):
         return ((g, (value, aux)) if has_aux else (g, value))
     wrapper._al_internal = True
     return wrapper
+
+
+def _check_scalar(out, where):
+    """grad's function must return one number, in torch's words."""
+    if not isinstance(out, Tensor):
+        raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, got {type(out)}")
+    if out.ndim != 0:
+        raise RuntimeError(f"{where}: Expected f(*args) to return a scalar Tensor, got tensor "
+                           f"with {out.ndim} dims. Maybe you wanted to use the vjp or jacrev "
+                           "APIs instead?")
 
 
 def grad(func, argnums=0, has_aux=False):
@@ -361,6 +389,8 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
 
     def wrapper(*args):
         where = "jacrev(f)(*args)"
+        if batching.active():
+            return _batched_jacobian(vjp, func, argnums, has_aux, args)
         nums = _check_transform_args(args, argnums)
         args, nested = _reverse_args(args, nums)
         leaves = [args[a] for a in nums]
@@ -390,6 +420,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
     def wrapper(*args):
         where = "jvp(f, primals, tangents)"
+        if batching.active():
+            return _batched_jacobian(jvp, func, argnums, has_aux, args)
         nums = _check_transform_args(args, argnums)
         chosen = [args[a] for a in nums]
         basis, sizes = _basis(chosen)
@@ -421,3 +453,118 @@ def hessian(func, argnums=0):
     differentiate it (torch.func uses forward over reverse, ``jacfwd(jacrev(f))``, which
     works here too and gives the same numbers)."""
     return jacrev(jacrev(func, argnums), argnums)
+
+
+# -- inside vmap: the transforms work on the physical tensors (batch dimensions in front) ---
+def _batched_grad_and_value(func, argnums, has_aux, args):
+    """grad inside vmap: the gradient of the SUM over the batch with respect to the
+    physical inputs (each batched over every active level).  The samples never mix, so
+    the gradient at sample i is sample i's own gradient: one forward, one backward."""
+    where = "grad_and_value(f)(*args)"
+    nums = _check_transform_args(args, argnums)
+    levels = batching.levels()
+
+    def physical(t):
+        return batching.physical(t, levels)
+
+    def batched(t):
+        return batching.wrap(t, levels)
+
+    def summed(*ps):
+        with batching.restored(saved):
+            call = list(args)
+            for a, p in zip(nums, ps):
+                call[a] = _tree_map(batched, p)       # (an argument may be a tree of tensors)
+            out, aux = _split_aux(func(*call), has_aux, where, lambda t: t)
+            _check_scalar(out, where)
+            value = physical(out)
+            aux = _tree_map(physical, aux) if has_aux else ()
+        return value.sum(), (value, aux)
+    summed._al_internal = getattr(func, "_al_internal", False)
+    phys = [_tree_map(physical, args[a]) for a in nums]
+    with batching.suspended() as saved:
+        gs, (_, (value, aux)) = grad_and_value(summed, tuple(range(len(nums))), has_aux=True)(*phys)
+    gs = tuple(_tree_map(batched, g) for g in gs)
+    g = gs[0] if isinstance(argnums, int) else gs
+    if has_aux:
+        return g, (batched(value), _tree_map(batched, aux))
+    return g, batched(value)
+
+
+def _batched_jvp(func, primals, tangents, has_aux):
+    """jvp inside vmap: the primals batched over their levels, the tangents also over the
+    levels only they have (vmap over the tangents: jacfwd's basis), those in front as one
+    batch of tangents carried by one forward pass."""
+    where = "jvp(f, primals, tangents)"
+    levels = batching.levels_of(*primals)
+    extra = tuple(lvl for lvl in batching.levels_of(*tangents) if lvl not in levels)
+    phys = [batching.physical(p, levels) for p in primals]
+    if extra:
+        fronts = [batching.in_front(t, extra, levels) for t in tangents]
+        sizes = fronts[0][1]
+        ts = [check_tangent(p, t, batched=True) for p, (t, _) in zip(phys, fronts)]
+    else:
+        ts = [check_tangent(p, batching.physical(t, levels)) for p, t in zip(phys, tangents)]
+
+    def batched_view(*duals):
+        return func(*[batching.wrap(d, levels) for d in duals])
+    batched_view._al_internal = getattr(func, "_al_internal", False)
+    with batching.hidden(extra):          # carried by the tangents, not by batched tensors
+        out = forward_pass(batched_view, phys, ts)
+    out, aux = _split_aux(out, has_aux, where, lambda t: batching.wrap(_plain(batching.physical(t, levels)), levels))
+    is_tuple, outs = _outputs(out, where)
+    outs = [batching.physical(o, levels) for o in outs]
+    values = tuple(batching.wrap(_plain(o), levels) for o in outs)
+    if extra:
+        jv = tuple(batching.from_front(Tensor._make(np.array(tangent_of(o, (math.prod(sizes),)))),
+                                       extra, sizes, levels) for o in outs)
+    else:
+        jv = tuple(batching.wrap(Tensor._make(np.array(tangent_of(o))), levels) for o in outs)
+    result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
+    return result + (aux,) if has_aux else result
+
+
+def _batched_jacobian(mode, func, argnums, has_aux, args):
+    """jacrev / jacfwd inside vmap, as torch.func builds them: vmap over vjp's seeds
+    (``mode`` is vjp: rows) or over jvp's tangents (jvp: columns), one-hot each."""
+    nums = _check_transform_args(args, argnums)
+    chosen = [args[a] for a in nums]
+
+    def of_chosen(*xs):
+        call = list(args)
+        for a, x in zip(nums, xs):
+            call[a] = x
+        return func(*call)
+    if mode is vjp:
+        res = vjp(of_chosen, *chosen, has_aux=has_aux)
+        out, pull = res[0], res[1]
+        is_tuple, outs = _outputs(out, "vjp(f, *primals)")
+        basis, sizes = _basis(outs)
+        seeds = tuple(Tensor._make(b) for b in basis)
+        rows = vmap(pull)(seeds if is_tuple else seeds[0])       # one backward walk
+        jac, start = [], 0
+        for o, k in zip(outs, sizes):
+            row = tuple(g[start:start + k].reshape(o.shape + x.shape) for g, x in zip(rows, chosen))
+            jac.append(row if not isinstance(argnums, int) else row[0])
+            start += k
+        aux = res[2] if has_aux else None
+    else:
+        basis, sizes = _basis(chosen)
+
+        def push(*ts):
+            res = jvp(of_chosen, tuple(chosen), ts, has_aux=has_aux)
+            return (res[1], res[2]) if has_aux else res[1]
+        pushed = vmap(push, out_dims=(0, None) if has_aux else 0)(*[Tensor._make(b) for b in basis])
+        cols, aux = pushed if has_aux else (pushed, None)
+        is_tuple = isinstance(cols, tuple)
+        jac = []
+        for c in (cols if is_tuple else (cols,)):
+            row, start = [], 0
+            for x, k in zip(chosen, sizes):
+                part = c[start:start + k]
+                part = part.permute(*range(1, part.ndim), 0)          # out.shape + (k,)
+                row.append(part.reshape(c.shape[1:] + x.shape))
+                start += k
+            jac.append(tuple(row) if not isinstance(argnums, int) else row[0])
+    jac = tuple(jac) if is_tuple else jac[0]
+    return (jac, aux) if has_aux else jac

@@ -15,6 +15,7 @@ from . import devices, dtypes, engine, inplace, ops, recording, tensor_functions
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
 from .tensor import Tensor
 from .userframe import user_level
+from .vmap import reads_values
 
 
 class TensorMethods:
@@ -132,6 +133,7 @@ class TensorMethods:
             return ops.min_all(self)
         return self._pick(ops.argmin, dim, keepdim)
 
+    @reads_values("max(dim) / min(dim)")
     def _pick(self, arg, dim, keepdim):
         """(values, indices) of max/min along dim; like torch, the whole gradient of a
         value goes to the one entry its index names, even when others tie with it.  The

@@ -19,6 +19,7 @@ class _State:
     counters = ()        # active PassCounter objects
     writes = 0           # in-place writes to any tensor so far (saved-value checks)
     swapped = -1         # writes when `x.data = ...` last replaced an array
+    batching = None      # inside al.func.vmap: the function that runs an op on batched inputs
 
 
 state = _State()

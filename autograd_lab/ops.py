@@ -73,13 +73,102 @@ def _reduce_name(base):
     return lambda args, p: f"{base}Backward{0 if p.get('dim') is None else 1}"
 
 
+# -- batch rules (al.func.vmap): how an op runs on a whole batch at once -----------------
+# vmap.py hands a rule the op, ``n`` and the inputs, every array input carrying ``n``
+# leading batch dimensions (size 1 where it is not batched); the rule runs the op ONCE
+# and returns the output with the batch dimensions in front.  The op's own dimensions
+# sit behind them, so a rule only has to turn the sample's dims into batch-safe ones.
+def _own(a, n):
+    """The number of dimensions of one sample of ``a`` (its own, behind the batch)."""
+    return np.ndim(a._data if isinstance(a, Tensor) else a) - n
+
+
+def _padded(a, n, ndim):
+    """``a``'s own dimensions padded with 1s to ``ndim``, behind its batch dims."""
+    extra = ndim - _own(a, n)
+    if extra <= 0 or not hasattr(a, "shape"):
+        return a
+    shape = a.shape[:n] + (1,) * extra + a.shape[n:]
+    return reshape(a, shape=shape) if isinstance(a, Tensor) else np.reshape(a, shape)
+
+
+def broadcast(op, n, *args, **params):
+    """Elementwise: pad every input's own dims to the output's; the batch dims broadcast."""
+    ndim = max((_own(a, n) for a in args if hasattr(a, "shape")), default=0)
+    return op(*[_padded(a, n, ndim) for a in args], **params)
+
+
+def _full(n, *args):
+    """The inputs with their batch dims expanded to the batch's (ops that do not broadcast)."""
+    sizes = np.broadcast_shapes(*[a.shape[:n] for a in args])
+    return [a if a.shape[:n] == sizes else expand(a, shape=sizes + a.shape[n:]) for a in args]
+
+
+def _sample_dims(dim, ndim):
+    """Dims of one sample (None: all of them) as negative indices: batch-safe."""
+    return _neg_dims(dim, ndim)
+
+
+def reduction(op, n, x, dim=None, keepdim=False):
+    """sum, mean, amax, ...: reduce the sample's dims, counted from the end."""
+    return op(x, dim=_sample_dims(dim, _own(x, n)), keepdim=keepdim)
+
+
+def _arg_reduction(op, n, x, dim=None, keepdim=False):
+    """argmax/argmin: dim None is the flat index within the sample."""
+    own = _own(x, n)
+    if dim is None:
+        out = op(reshape(x, shape=x.shape[:n] + (-1,)), dim=-1, keepdim=False)
+        return reshape(out, shape=out.shape + (1,) * own) if keepdim else out
+    return op(x, dim=_sample_dims(dim, own)[0], keepdim=keepdim)
+
+
+def _at_end(d, ndim):
+    """A dimension of one sample (of ``ndim`` dims) counted from the end."""
+    return d - ndim if d >= 0 else d
+
+
+def _batch_matmul(op, n, a, b):
+    """Vectors become matrices (and back); then matmul's own batch broadcasting does the
+    rest.  A matrix that is not batched stays one matrix: the batch rides in a's rows."""
+    la, lb = _own(a, n), _own(b, n)
+    if lb == 2 and all(s == 1 for s in b.shape[:n]):
+        return op(a, reshape(b, shape=b.shape[n:]))
+    a2 = unsqueeze(a, -2) if la == 1 else a
+    b2 = unsqueeze(b, -1) if lb == 1 else b
+    core = max(la, lb, 2)
+    out = op(_padded(a2, n, core), _padded(b2, n, core))
+    if lb == 1:
+        out = squeeze(out, -1)
+    return squeeze(out, -1 if la == 1 and lb == 1 else -2) if la == 1 else out
+
+
+def _batch_loss(op, n, x, t, reduction="mean", **params):
+    """A loss: the entries' losses (reduction="none"), reduced over each sample."""
+    x, t = _padded(x, n, max(_own(x, n), _own(t, n))), _padded(t, n, max(_own(x, n), _own(t, n)))
+    per_entry = op(x, t, reduction="none", **params)
+    if reduction == "none":
+        return per_entry
+    return (sum if reduction == "sum" else mean)(per_entry, _sample_dims(None, _own(per_entry, n)), False)
+
+
+def _batch_write(op, n, x, values, key, lead=0):
+    """x[key] = values (and its kin): x gets every batch dim, the key indexes behind them."""
+    if isinstance(values, Tensor):
+        x, values = _full(n, x, values)
+    else:
+        x = expand(x, shape=np.broadcast_shapes(x.shape[:n], np.shape(values)[:n]) + x.shape[n:])
+    return op(x, values, key=key, lead=lead + n)
+
+
 # -- arithmetic (inputs are promoted to a common dtype, as in torch) --------------------
 add = Op("AddBackward0", np.add,
          vjp=(lambda g, y, a, b: g,
               lambda g, y, a, b: g),
          jvp=(lambda t, y, a, b: t,
               lambda t, y, a, b: t),
-         saves=False, promote=True, into=True)
+         saves=False, promote=True, into=True,
+         batch=broadcast)
 
 sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else "SubBackward0",
          np.subtract,
@@ -87,14 +176,16 @@ sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else
               lambda g, y, a, b: -g),
          jvp=(lambda t, y, a, b: t,
               lambda t, y, a, b: -t),
-         saves=False, promote=True, into=True)
+         saves=False, promote=True, into=True,
+         batch=broadcast)
 
 mul = Op("MulBackward0", np.multiply,
          vjp=(lambda g, y, a, b: g * b,
               lambda g, y, a, b: g * a),
          jvp=(lambda t, y, a, b: t * b,
               lambda t, y, a, b: a * t),
-         promote=True, saves="others", into=True)
+         promote=True, saves="others", into=True,
+         batch=broadcast)
 
 div = Op("DivBackward0", np.true_divide,
          vjp=(lambda g, y, a, b: g / b,
@@ -102,12 +193,14 @@ div = Op("DivBackward0", np.true_divide,
          jvp=(lambda t, y, a, b: t / b,
               lambda t, y, a, b: -t * a / (b * b)),
          promote=True,
-         floating=True, saves="inputs", into=True)
+         floating=True, saves="inputs", into=True,
+         batch=broadcast)
 
 reciprocal = Op("ReciprocalBackward0", np.reciprocal,
                 vjp=(lambda g, y, x: -g * y * y,),
                 jvp=(lambda t, y, x: -t * y * y,),
-                floating=True, saves="output")
+                floating=True, saves="output",
+                batch=broadcast)
 
 def _neg_forward(x):
     if x.dtype == np.bool_:
@@ -119,7 +212,8 @@ def _neg_forward(x):
 neg = Op("NegBackward0", _neg_forward,
          vjp=(lambda g, y, x: -g,),
          jvp=(lambda t, y, x: -t,),
-         saves=False)
+         saves=False,
+         batch=broadcast)
 
 
 def _pow_base(g, y, a, b):
@@ -170,14 +264,16 @@ pow = Op(lambda args, p: "PowBackward1" if isinstance(args[0], Tensor) else "Pow
          _pow_forward,
          vjp=(_pow_base, _pow_exponent),
          jvp=(_pow_base, _pow_exponent),
-         promote=True)
+         promote=True,
+         batch=broadcast)
 
 # a tensor to a number's power: the rules read the tensor only (so x ** 2 then an in-place
 # change of the result is fine, as in torch)
 pow_number = Op("PowBackward0", _pow_forward,
                 vjp=(_pow_base, None),
                 jvp=(_pow_base, None),
-                promote=True, saves="inputs")
+                promote=True, saves="inputs",
+                batch=broadcast)
 
 
 def _max_share(a, b):
@@ -197,14 +293,16 @@ maximum = Op("MaximumBackward0", np.maximum,
                   lambda g, y, a, b: _routed(g, _max_share(b, a), b < a)),
              jvp=(lambda t, y, a, b: t * _max_pick(a, b),
                   lambda t, y, a, b: t * (1 - _max_pick(a, b))),
-             promote=True, saves="inputs")
+             promote=True, saves="inputs",
+             batch=broadcast)
 
 minimum = Op("MinimumBackward0", np.minimum,
              vjp=(lambda g, y, a, b: _routed(g, _max_share(b, a), a > b),
                   lambda g, y, a, b: _routed(g, _max_share(a, b), b > a)),
              jvp=(lambda t, y, a, b: t * _max_pick(b, a),
                   lambda t, y, a, b: t * (1 - _max_pick(b, a))),
-             promote=True, saves="inputs")
+             promote=True, saves="inputs",
+             batch=broadcast)
 
 
 # -- selection: the mask routes the gradient, and gets none itself -----------------
@@ -215,7 +313,8 @@ where = Op("WhereBackward0", np.where,
            jvp=(None,
                 lambda t, y, cond, a, b: where(cond, t, 0.0),
                 lambda t, y, cond, a, b: where(cond, 0.0, t)),
-           promote=1, saves=(0,))
+           promote=1, saves=(0,),
+           batch=broadcast)
 
 
 def _clamp_forward(x, min=None, max=None):
@@ -235,7 +334,8 @@ def _clamp_pass(x, min, max):
 clamp = Op("ClampBackward1", _clamp_forward,
            vjp=(lambda g, y, x, min=None, max=None: g * _clamp_pass(x, min, max),),
            jvp=(lambda t, y, x, min=None, max=None: t * _clamp_pass(x, min, max),),
-           saves="inputs")
+           saves="inputs",
+           batch=broadcast)
 
 def _relu_forward(x):
     if x.dtype == np.bool_:
@@ -257,49 +357,58 @@ threshold_backward = Op("ThresholdBackwardBackward0", _threshold_backward_forwar
                              lambda g2, out, g, y: _zeros_like(g2)),
                         jvp=(lambda t, out, g, y: threshold_backward(t, y),
                              lambda t, out, g, y: _zeros_like(t)),
-                        promote=True, saves="inputs")
+                        promote=True, saves="inputs",
+                        batch=broadcast)
 
 relu = Op("ReluBackward0", _relu_forward,
           vjp=(lambda g, y, x: threshold_backward(g, y),),
           jvp=(lambda t, y, x: threshold_backward(t, y),),
-          saves="output")
+          saves="output",
+          batch=broadcast)
 
 
 # -- elementwise functions ------------------------------------------------------------
 exp = Op("ExpBackward0", np.exp,
          vjp=(lambda g, y, x: g * y,),
          jvp=(lambda t, y, x: t * y,),
-         floating=True, saves="output", into=True)
+         floating=True, saves="output", into=True,
+         batch=broadcast)
 
 log = Op("LogBackward0", np.log,
          vjp=(lambda g, y, x: g / x,),
          jvp=(lambda t, y, x: t / x,),
-         floating=True, saves="inputs", into=True)
+         floating=True, saves="inputs", into=True,
+         batch=broadcast)
 
 log1p = Op("Log1PBackward0", np.log1p,          # log(1 + x), accurate for tiny x
            vjp=(lambda g, y, x: g / (1 + x),),
            jvp=(lambda t, y, x: t / (1 + x),),
-           floating=True, saves="inputs", into=True)
+           floating=True, saves="inputs", into=True,
+           batch=broadcast)
 
 sqrt = Op("SqrtBackward0", np.sqrt,
           vjp=(lambda g, y, x: g / (2 * y),),
           jvp=(lambda t, y, x: t / (2 * y),),
-         floating=True, saves="output", into=True)
+         floating=True, saves="output", into=True,
+          batch=broadcast)
 
 sin = Op("SinBackward0", np.sin,
          vjp=(lambda g, y, x: g * cos(x),),
          jvp=(lambda t, y, x: t * cos(x),),
-         floating=True, saves="inputs", into=True)
+         floating=True, saves="inputs", into=True,
+         batch=broadcast)
 
 cos = Op("CosBackward0", np.cos,
          vjp=(lambda g, y, x: -g * sin(x),),
          jvp=(lambda t, y, x: -t * sin(x),),
-         floating=True, saves="inputs", into=True)
+         floating=True, saves="inputs", into=True,
+         batch=broadcast)
 
 tanh = Op("TanhBackward0", np.tanh,
           vjp=(lambda g, y, x: g * (1 - y * y),),
           jvp=(lambda t, y, x: t * (1 - y * y),),
-          floating=True, saves="output", into=True)
+          floating=True, saves="output", into=True,
+          batch=broadcast)
 
 
 def _sigmoid_into(x, out):
@@ -315,18 +424,20 @@ def _sigmoid_into(x, out):
 sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              vjp=(lambda g, y, x: g * (y * (1 - y)),),
              jvp=(lambda t, y, x: t * (y * (1 - y)),),
-             floating=True, saves="output", into=_sigmoid_into)
+             floating=True, saves="output", into=_sigmoid_into,
+             batch=broadcast)
 
 abs = Op("AbsBackward0", np.abs,
          vjp=(lambda g, y, x: g * sign(x),),
          jvp=(lambda t, y, x: t * sign(x),),
-         saves="inputs")
+         saves="inputs",
+         batch=broadcast)
 
 # piecewise-constant functions: derivative zero wherever it exists (a gradient of
 # zeros, not none: the graph goes on, but nothing flows through)
 def _flat(name, forward):
     return Op(name, forward, vjp=(lambda g, y, x: _zeros_like(g),), jvp=(lambda t, y, x: _zeros_like(t),),
-              saves=False)
+              saves=False, batch=broadcast)
 
 
 def _sign_forward(x):
@@ -344,14 +455,15 @@ ceil, round = _flat("CeilBackward0", np.ceil), _flat("RoundBackward0", np.round)
 
 # -- comparisons and logic: bool results, never differentiable ------------------------
 def _compare(ufunc):
-    return Op(ufunc.__name__, ufunc, promote=True, differentiable=False)
+    return Op(ufunc.__name__, ufunc, promote=True, differentiable=False, batch=broadcast)
 
 
 gt, ge, lt, le = _compare(np.greater), _compare(np.greater_equal), _compare(np.less), _compare(np.less_equal)
 eq, ne = _compare(np.equal), _compare(np.not_equal)
 logical_and, logical_or = _compare(np.logical_and), _compare(np.logical_or)
 logical_xor = _compare(np.logical_xor)
-logical_not = Op("logical_not", np.logical_not, differentiable=False)
+logical_not = Op("logical_not", np.logical_not, differentiable=False,
+                 batch=broadcast)
 def _bitwise(name, ufunc, promote):
     """Bits of bools and integers; torch has no bitwise operations on floats."""
     def forward(*arrays):
@@ -359,19 +471,24 @@ def _bitwise(name, ufunc, promote):
         if dtype.kind == "f":
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dtypes.scalar_type_name(dtype)}\'')
         return ufunc(*arrays)
-    return Op(name, forward, promote=promote, differentiable=False)
+    return Op(name, forward, promote=promote, differentiable=False, batch=broadcast)
 
 
 bitwise_and = _bitwise("bitwise_and", np.bitwise_and, promote=True)
 bitwise_or = _bitwise("bitwise_or", np.bitwise_or, promote=True)
 bitwise_not = _bitwise("bitwise_not", np.invert, promote=False)
-isnan = Op("isnan", np.isnan, differentiable=False)
-isinf = Op("isinf", np.isinf, differentiable=False)
-isfinite = Op("isfinite", np.isfinite, differentiable=False)
+isnan = Op("isnan", np.isnan, differentiable=False,
+           batch=broadcast)
+isinf = Op("isinf", np.isinf, differentiable=False,
+           batch=broadcast)
+isfinite = Op("isfinite", np.isfinite, differentiable=False,
+              batch=broadcast)
 argmax = Op("argmax", lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
-            differentiable=False)
+            differentiable=False,
+            batch=_arg_reduction)
 argmin = Op("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
-            differentiable=False)
+            differentiable=False,
+            batch=_arg_reduction)
 
 
 def _truth(reduce):
@@ -383,8 +500,10 @@ def _truth(reduce):
     return forward
 
 
-any_ = Op("any", _truth(np.any), differentiable=False)
-all_ = Op("all", _truth(np.all), differentiable=False)
+any_ = Op("any", _truth(np.any), differentiable=False,
+          batch=reduction)
+all_ = Op("all", _truth(np.all), differentiable=False,
+          batch=reduction)
 
 
 # -- reductions -----------------------------------------------------------------------
@@ -401,7 +520,8 @@ def _axes(dim):
 sum = Op(_reduce_name("Sum"), _sum_forward,
          vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g, x, dim, keepdim),),
          jvp=(lambda t, y, x, dim=None, keepdim=False: sum(t, _neg_dims(dim, x.ndim), keepdim),),
-         saves=False)
+         saves=False,
+         batch=reduction)
 
 
 def _share(y, x):
@@ -423,7 +543,8 @@ def _mean_forward(x, dim=None, keepdim=False):
 mean = Op(_reduce_name("Mean"), _mean_forward,
           vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g * _share(y, x), x, dim, keepdim),),
           jvp=(lambda t, y, x, dim=None, keepdim=False: mean(t, _neg_dims(dim, x.ndim), keepdim),),
-          saves=False)
+          saves=False,
+          batch=reduction)
 
 
 def _norm_forward(x, dim=None, keepdim=False):
@@ -438,7 +559,8 @@ norm = Op("LinalgVectorNormBackward0", _norm_forward,
           vjp=(lambda g, y, x, dim=None, keepdim=False:
                _unreduce(where(y == 0, 0.0, g / y), x, dim, keepdim) * x,),
           jvp=(lambda t, y, x, dim=None, keepdim=False:
-               where(y == 0, 0.0, sum(t * x, _neg_dims(dim, x.ndim), keepdim) / y),))
+               where(y == 0, 0.0, sum(t * x, _neg_dims(dim, x.ndim), keepdim) / y),),
+          batch=reduction)
 
 
 def _amax_share(x, y, dim, keepdim):
@@ -455,12 +577,13 @@ def _spread_evenly(g, y, x, dim=None, keepdim=False):
     return _routed(_unreduce(g / sum(hit), x, None, False), hit, ~hit)
 
 
-def _extreme(name, forward, vjp=None):
+def _extreme(name, forward, vjp=None, batch=reduction):
     return Op(name, lambda x, dim=None, keepdim=False: forward(x, axis=_axes(dim), keepdims=keepdim),
               vjp=(vjp or (lambda g, y, x, dim=None, keepdim=False:
                            _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim)),),
               jvp=(lambda t, y, x, dim=None, keepdim=False:
-                   sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
+                   sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),),
+              batch=batch)
 
 
 # x.max(dim) / x.min(dim): the values at the indices argmax/argmin found (``key`` holds one
@@ -488,8 +611,10 @@ def _picked(name):
 
 max_dim, min_dim = _picked("MaxBackward0"), _picked("MinBackward0")
 amax, amin = _extreme("AmaxBackward0", np.amax), _extreme("AminBackward0", np.amin)
-max_all = _extreme("MaxBackward1", np.amax, vjp=_spread_evenly)   # x.max(), x.min(): no dim
-min_all = _extreme("MinBackward1", np.amin, vjp=_spread_evenly)
+max_all = _extreme("MaxBackward1", np.amax, vjp=_spread_evenly,   # x.max(), x.min(): no dim
+                   batch=lambda op, n, x: reduction(amax, n, x))
+min_all = _extreme("MinBackward1", np.amin, vjp=_spread_evenly,
+                   batch=lambda op, n, x: reduction(amin, n, x))
 
 
 # -- shapes: these move numbers around, so their rules move gradients back --------------
@@ -500,10 +625,31 @@ def _reshape_forward(x, shape):
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
 
 
+def _sample_shape(shape, own):
+    """A reshape's shape for one sample of shape ``own``: -1 worked out, and torch's error
+    when the numbers do not fit."""
+    size, known = math.prod(own), math.prod(s for s in shape if s != -1)
+    resolved = tuple(size // known if s == -1 and known else s for s in shape)
+    if math.prod(resolved) != size:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+    return resolved
+
+
+def _batch_squeeze(op, n, x, dim=None):
+    """squeeze: the sample's dims of size 1 (never a batch dim of size 1), from the end."""
+    own = x.shape[n:]
+    if dim is None:
+        return op(x, dim=tuple(i - len(own) for i, s in enumerate(own) if s == 1))
+    if isinstance(dim, tuple):
+        return op(x, dim=tuple(_at_end(d, len(own)) for d in dim))
+    return op(x, dim=_at_end(dim, len(own)))
+
+
 reshape = Op("ViewBackward0", _reshape_forward,
              vjp=(lambda g, y, x, shape: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, shape: reshape(t, _lead(t, x) + y.shape),),
-             saves=False)
+             saves=False,
+             batch=lambda op, n, x, shape: op(x, shape=x.shape[:n] + _sample_shape(shape, x.shape[n:])))
 
 
 def _swap(x, dim0, dim1):
@@ -513,7 +659,9 @@ def _swap(x, dim0, dim1):
 def _swap_rules():
     # dims are stored negative (see _transpose_dims), so they are batch-safe as they are
     return dict(vjp=(lambda g, y, x, dim0, dim1: transpose(g, dim0, dim1),),
-                jvp=(lambda t, y, x, dim0, dim1: transpose(t, dim0, dim1),), saves=False)
+                jvp=(lambda t, y, x, dim0, dim1: transpose(t, dim0, dim1),), saves=False,
+                batch=lambda op, n, x, dim0, dim1:
+                op(x, dim0=_at_end(dim0, _own(x, n)), dim1=_at_end(dim1, _own(x, n))))
 
 
 transpose = Op("TransposeBackward0", _swap, **_swap_rules())
@@ -528,19 +676,22 @@ def _permute_forward(x, dims):
 permute = Op("PermuteBackward0", _permute_forward,
              vjp=(lambda g, y, x, dims: permute(g, tuple(np.argsort([d % len(dims) for d in dims]))),),
              jvp=(lambda t, y, x, dims: permute(t, dims),),
-             saves=False)
+             saves=False,
+             batch=lambda op, n, x, dims: op(x, dims=dims))
 
 unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
                vjp=(lambda g, y, x, dim: squeeze(g, dim),),
                jvp=(lambda t, y, x, dim: unsqueeze(t, dim),),
-               saves=False)
+               saves=False,
+               batch=lambda op, n, x, dim: op(x, dim=_at_end(dim, _own(x, n) + 1)))
 
 squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else
              "SqueezeBackward2" if isinstance(p["dim"], tuple) else "SqueezeBackward1",
              lambda x, dim=None: np.squeeze(x, dim)[...],   # a view, even of nothing squeezed
              vjp=(lambda g, y, x, dim=None: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, dim=None: reshape(t, _lead(t, x) + y.shape),),
-             saves=False)
+             saves=False,
+             batch=_batch_squeeze)
 
 
 def _expand_forward(x, shape):
@@ -566,7 +717,8 @@ def _expand_jvp(t, y, x, shape):
 expand = Op("ExpandBackward0", _expand_forward,
             vjp=(lambda g, y, x, shape: sum_to(g, x.shape, lead=g.ndim - y.ndim),),
             jvp=(_expand_jvp,),
-            saves=False)
+            saves=False,
+            batch=lambda op, n, x, shape: op(_padded(x, n, len(shape)), shape=shape))
 
 
 def _sum_to_forward(x, shape, lead=0):
@@ -592,7 +744,8 @@ def _sum_to_vjp(g, y, x, shape, lead=0):
 sum_to = Op("SumToSizeBackward0", _sum_to_forward,
             vjp=(_sum_to_vjp,),
             jvp=(lambda t, y, x, shape, lead=0: sum_to(t, shape, lead=t.ndim - x.ndim + lead),),
-            saves=False)
+            saves=False,
+            batch=lambda op, n, x, shape, lead=0: op(x, shape=shape, lead=lead + n))
 
 
 def _ints_first(full):
@@ -635,7 +788,8 @@ index = Op(_index_name, index_forward,
            vjp=(lambda g, y, x, key, lead=0:
                 scatter(g, shape=x.shape[lead:], key=key, lead=g.ndim - y.ndim + lead),),
            jvp=(lambda t, y, x, key, lead=0: index(t, key=key, lead=t.ndim - x.ndim + lead),),
-           saves=False)
+           saves=False,
+           batch=lambda op, n, x, key, lead=0: op(x, key=key, lead=lead + n))
 
 
 def _scatter_forward(g, shape, key, lead=0):
@@ -655,7 +809,8 @@ def _scatter_forward(g, shape, key, lead=0):
 scatter = Op("IndexPutBackward0", _scatter_forward,
              vjp=(lambda g, y, x, shape, key, lead=0: index(g, key=key, lead=g.ndim - y.ndim + lead),),
              jvp=(lambda t, y, x, shape, key, lead=0: scatter(t, shape=shape, key=key, lead=t.ndim - x.ndim + lead),),
-             saves=False)
+             saves=False,
+             batch=lambda op, n, g, shape, key, lead=0: op(g, shape=shape, key=key, lead=lead + n))
 
 
 def _target(out, key, lead=0):
@@ -699,7 +854,7 @@ def _write_rules(saves):
              lambda t, y, x, values, key, lead=0:
              index_put(np.zeros(t.shape[:t.ndim - np.ndim(values)] + y.shape, y.dtype), t, key=key,
                        lead=t.ndim - np.ndim(values))),
-        saves=saves)
+        saves=saves, batch=_batch_write)
 
 
 # torch keeps the index (or mask) of these, so a second backward is refused; fill_ and
@@ -713,7 +868,8 @@ fill = Op(lambda args, p: "FillBackward3" if isinstance(args[1], Tensor) else "F
 zero = Op("ZeroBackward0", _put_forward, **_write_rules(False))
 copy = Op("torch::autograd::CopyBackwards", _put_forward, **_write_rules(False))
 # a view whose base was written since it was made reads the base's new history
-as_strided = Op("AsStridedBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
+as_strided = Op("AsStridedBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False,
+                batch=index.batch)
 
 
 def _along(dim, ndim, k):
@@ -752,7 +908,8 @@ def _cat_forward(*xs, dim=0):
 
 
 cat = Op("CatBackward0", _cat_forward, vjp_all=_cat_vjp, jvp_all=_cat_jvp,
-         saves=False, promote=True)
+         saves=False, promote=True,
+         batch=lambda op, n, *xs, dim=0: op(*_full(n, *xs), dim=_at_end(dim, _own(xs[0], n))))
 
 
 def _stack_jvp(ts, y, *xs, dim=0):
@@ -764,7 +921,8 @@ def _stack_jvp(ts, y, *xs, dim=0):
 stack = Op("StackBackward0", lambda *xs, dim=0: np.stack(xs, axis=dim),
            vjp_all=lambda g, y, *xs, dim=0: [index(g, key=_along(dim, y.ndim, i)) for i in range(len(xs))],
            jvp_all=_stack_jvp,
-           saves=False, promote=True)
+           saves=False, promote=True,
+           batch=lambda op, n, *xs, dim=0: op(*_full(n, *xs), dim=_at_end(dim, _own(xs[0], n) + 1)))
 
 
 def _to_forward(x, dtype):
@@ -774,15 +932,18 @@ def _to_forward(x, dtype):
 to = Op("ToCopyBackward0", _to_forward,
         vjp=(lambda g, y, x, dtype: to(g, x.dtype),),
         jvp=(lambda t, y, x, dtype: to(t, dtype),),
-        saves=False)
+        saves=False,
+        batch=broadcast)
 
 clone = Op("CloneBackward0", np.array,
            vjp=(lambda g, y, x: g,),
            jvp=(lambda t, y, x: t,),
-           saves=False)
+           saves=False,
+           batch=broadcast)
 
 # what backward(create_graph=True) stores in a leaf's .grad: its own copy, still recorded
-grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=clone.jvp, saves=False)
+grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=clone.jvp, saves=False,
+               batch=broadcast)
 
 
 # -- products ---------------------------------------------------------------------------
@@ -834,6 +995,8 @@ def _matmul_vjp_b(g, y, a, b):
         return squeeze(unsqueeze(g, -2) @ a, -2)
     if a.ndim == 1:
         return unsqueeze(a, -1) * unsqueeze(g, -2)
+    if a.ndim > 2 and a.shape[-2] == 1:               # a stack of rows (vmap's a sample's
+        return a.mT * g                               # vector): outer products, no sum to do
     return a.mT @ g
 
 
@@ -872,7 +1035,8 @@ matmul = Op(_matmul_name, _matmul_forward,
             vjp=(_matmul_vjp_a, _matmul_vjp_b),
             jvp=(lambda t, y, a, b: _matmul_jvp(t, y, a, b, 0),
                  lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)),
-            saves="others")
+            saves="others",
+            batch=_batch_matmul)
 
 
 # -- losses: one number (or one per entry) from predictions and targets -------------------
@@ -910,7 +1074,8 @@ mse_loss = Op("MseLossBackward0", lambda x, t, reduction="mean": _reduced((x - t
                    lambda g, y, x, t, reduction="mean": _spread(g, 2 * (t - x), reduction)),
               jvp=(lambda d, y, x, t, reduction="mean": _summed(d, 2 * (x - t), reduction),
                    lambda d, y, x, t, reduction="mean": _summed(d, 2 * (t - x), reduction)),
-              promote=True, saves="inputs")
+              promote=True, saves="inputs",
+              batch=_batch_loss)
 
 
 def _weighted(v, weight):
@@ -934,7 +1099,8 @@ binary_cross_entropy = Op(
          _summed(d, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
          lambda d, y, x, t, weight=None, reduction="mean":
          _summed(d, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
-    promote=True, saves="inputs")
+    promote=True, saves="inputs",
+                          batch=_batch_loss)
 
 
 def _bce_logits_forward(x, t, weight=None, pos_weight=None, reduction="mean"):
@@ -971,7 +1137,8 @@ binary_cross_entropy_with_logits = Op(
          _summed(d, _bce_logits_dx(x, t, weight, pos_weight), reduction),
          lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
          _summed(d, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
-    promote=True, saves="inputs")
+    promote=True, saves="inputs",
+                                      batch=_batch_loss)
 
 
 def nll_picks(shape, target, weight, ignore_index):

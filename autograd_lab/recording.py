@@ -65,14 +65,20 @@ class Op:
     (see :meth:`writes_into`): ``True`` where ``forward`` takes ``out=`` (a NumPy ufunc),
     else a function ``(*arrays, out)`` doing forward's operations in ``out``.  Either way
     the result has the first input's dtype when all the arrays share it.
+    ``batch``: how the op runs on a batch inside ``al.func.vmap`` (see ``vmap.py``):
+    ``rule(op, n, *inputs, **params)`` where every array input carries ``n`` leading
+    batch dimensions; None: vmap calls the op once per sample.
     """
 
     __slots__ = ("name", "forward", "vjp", "jvp", "vjp_all", "jvp_all", "saves", "promote",
-                 "floating", "differentiable", "reads_inputs", "reads_output", "unread", "into")
+                 "floating", "differentiable", "reads_inputs", "reads_output", "unread", "into",
+                 "batch")
 
     def __init__(self, name, forward, vjp=None, jvp=None, *, vjp_all=None, jvp_all=None,
-                 saves=True, promote=False, floating=False, differentiable=True, into=False):
+                 saves=True, promote=False, floating=False, differentiable=True, into=False,
+                 batch=None):
         self.name = name
+        self.batch = batch
         self.forward = forward
         self.vjp = vjp
         self.jvp = jvp
@@ -101,6 +107,10 @@ class Op:
         return self.name(args, params) if callable(self.name) else self.name
 
     def __call__(self, *args, **params):
+        if state.batching is not None:    # inside al.func.vmap: a batched input takes the batch rule
+            out = state.batching(self, args, params)
+            if out is not NotImplemented:
+                return out
         arrays, recording = [], False
         for a in args:
             if type(a) is Tensor:

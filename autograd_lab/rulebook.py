@@ -7,6 +7,7 @@ the code.
     ('—', 'where(cond, g, 0.0)', 'where(cond, 0.0, g)')
 """
 import ast
+import functools
 import inspect
 import re
 from dataclasses import dataclass
@@ -30,17 +31,31 @@ class Rule:
                                 # False (shapes only); a backward frees saved values
     differentiable: bool
     keeps: str = ""      # the same in words: "the output", "a and b", "nothing", ...
+    batch: str = "—"     # how al.func.vmap runs it on a batch (Op.batch): a shared rule's
+                         # name (broadcast, reduction), a rule's body, or — (once per sample)
 
 
+@functools.cache
 def _lambdas_by_line():
-    """Source text of every lambda in ops.py, keyed by the line it starts on."""
+    """Source text of every lambda in ops.py, keyed by the line it starts on (read once)."""
     source = inspect.getsource(ops)
+    lines = [line.encode() for line in source.splitlines(keepends=True)]
     found = {}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Lambda):
             found.setdefault(node.lineno, []).append(
-                (ast.get_source_segment(source, node.body), [a.arg for a in node.args.args]))
+                (_segment(lines, node.body), [a.arg for a in node.args.args]))
     return found
+
+
+def _segment(lines, node):
+    """The source text of ``node`` (ast.get_source_segment, which splits the whole file
+    into lines again at every call: seconds for the table's hundred lambdas)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first][node.col_offset:node.end_col_offset].decode()
+    return b"".join([lines[first][node.col_offset:], *lines[first + 1:last],
+                     lines[last][:node.end_col_offset]]).decode()
 
 
 def _text(fn, lambdas):
@@ -107,6 +122,13 @@ def _keeps(saves, inputs):
             "index": "the index"}.get(saves, "nothing")
 
 
+def _batch_text(fn, lambdas):
+    """A batch rule as the table shows it: a named rule by its name, a lambda by its body."""
+    if fn is None or fn.__name__ == "<lambda>":
+        return _text(fn, lambdas)
+    return fn.__name__.lstrip("_")
+
+
 def rules():
     """One :class:`Rule` per operation in ``ops.py``, in the order they are defined."""
     lambdas = _lambdas_by_line()
@@ -119,7 +141,8 @@ def rules():
             ((_text(op.jvp_all, lambdas),) if op.jvp_all else ())
         inputs = _inputs(op)
         table.append(Rule(name, grad_fn, inputs, _text(op.forward, lambdas), vjp, jvp,
-                          op.saves, op.differentiable, _keeps(op.saves, inputs)))
+                          op.saves, op.differentiable, _keeps(op.saves, inputs),
+                          _batch_text(op.batch, lambdas)))
     return table
 
 
@@ -133,20 +156,21 @@ def rule(name):
 
 def markdown(differentiable_only=True):
     """The table as Markdown: one row per operation (its name over its grad_fn name), one
-    line per input's rule.  Four columns, so that a row fits a page's text column."""
+    line per input's rule, and the op's batch rule for vmap."""
     def cell(parts, inputs):
         if len(parts) == len(inputs) and len(parts) > 1:
             return "<br>".join(f"{i}: `{p}`" for i, p in zip(inputs, parts))
         return "<br>".join(f"`{p}`" for p in parts)
 
     rows = ["| op and its grad_fn | forward | VJP: gradient to each input (g = dL/dy) | "
-            "JVP: tangent of y (t = input's tangent) |", "|---|---|---|---|"]
+            "JVP: tangent of y (t = input's tangent) | vmap: batch rule |",
+            "|---|---|---|---|---|"]
     for r in rules():
         if differentiable_only and not r.differentiable:
             continue
         grad_fns = "<br>".join(f"`{n}`" for n in r.grad_fn.split(" / "))
         rows.append(f"| **{r.name}**<br>{grad_fns} | `{r.forward}` | {cell(r.vjp, r.inputs)} | "
-                    f"{cell(r.jvp, r.inputs)} |")
+                    f"{cell(r.jvp, r.inputs)} | `{r.batch}` |")
     return "\n".join(rows)
 
 

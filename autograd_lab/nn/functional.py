@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dtypes, tensor_functions as _f
 from .. import ops as _ops
+from ..vmap import reads_values as _reads_values
 from ..checks import tensor_of as _t
 from ..tensor import Tensor as _Tensor
 
@@ -90,6 +91,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return weighted.sum() if reduction == "sum" else weighted.sum() / weight.sum()
 
 
+@_reads_values("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(t log x + (1 - t) log(1 - x)), for probabilities x in [0, 1]; each log is kept
     above -100, as in torch."""
@@ -113,6 +115,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                                  reduction=reduction)
 
 
+@_reads_values("nll_loss")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """-input[i, target[i]] (log-probabilities picked by class index), averaged over the
@@ -148,6 +151,7 @@ def _in_bounds(t, classes, ignore_index):
         raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
 
 
+@_reads_values("cross_entropy")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """nll_loss(log_softmax(input)) for class indices, or -(target * log_softmax(input))

@@ -1,0 +1,687 @@
+"""``al.func.vmap``: run a function written for one sample on a whole batch at once.
+
+Inside ``vmap(f)(x)``, ``f`` sees a :class:`BatchedTensor`: a tensor with the shape of
+one sample whose numbers are the whole batch, kept in a plain tensor (``_phys``) with
+one leading dimension per vmap level (``_levels``, outermost first).  Every operation of
+the rules table on a batched input goes through the op's **batch rule**
+(``Op.batch``, beside its VJP and JVP in ``ops.py``): the rule gets the inputs with the
+batch dimensions in front and runs the op ONCE on the physical arrays -- vectorized,
+not a loop.  An op with no batch rule yet is called once per sample, with a warning the
+first time (as torch's vmap warns of its "performance drop").
+
+The transforms of ``func.py`` compose with it by working on the physical tensors (see
+:func:`physical`, :func:`wrap`): ``vmap(grad(f))`` differentiates the sum over the batch
+(the samples never mix, so each sample's gradient is its own), and ``vmap(vjp_fn)``
+sends a batch of seeds through ONE backward walk -- what ``is_grads_batched`` does.
+"""
+import contextlib
+import functools
+import itertools
+import math
+import warnings
+
+import numpy as np
+
+from . import ops
+from .modes import state
+from .tensor import Tensor
+
+__all__ = ["vmap", "BatchedTensor"]
+
+_stack = []                 # active levels, outermost first: [level, batch size, randomness]
+_numbers = itertools.count(1)
+_warned = set()             # ops whose per-sample fallback has been announced
+
+
+# -- what a batched tensor is ------------------------------------------------------------
+ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+        "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+        "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+        "bug report.")
+CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+                "control flow. We don't support that yet, please file an issue at "
+                "https://github.com/pytorch/pytorch/issues .")
+VALUES = ("vmap: this function reads the numbers of a batched tensor outside the operations "
+          "of the rules table, which autograd_lab's vmap cannot batch; write it with "
+          "tensor operations, or call it outside vmap")
+IN_PLACE = ("vmap: autograd_lab's vmap does not batch in-place writes (x.add_(1), x[0] = v); "
+            "write the function out of place (y = x + 1)")
+
+
+def _refuse(message):
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError(message)
+    return refuse
+
+
+class _Unread(np.ndarray):
+    """What ``BatchedTensor._data`` shows: the shape and dtype of one sample, and no
+    numbers -- reading them (as code outside the rules table would) raises."""
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise RuntimeError(VALUES)
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise RuntimeError(VALUES)
+
+    item = tolist = _refuse(ITEM)
+    __bool__ = _refuse(CONTROL_FLOW)
+    __getitem__ = __setitem__ = copy = astype = __array__ = __iter__ = _refuse(VALUES)
+    __float__ = __int__ = __index__ = tobytes = _refuse(VALUES)
+
+    def __repr__(self):
+        return f"<the {list(self.shape)} sample of a batched tensor>"
+
+
+_unread_cache = {}
+
+
+def _unread(shape, dtype):
+    key = (shape, dtype)
+    found = _unread_cache.get(key)
+    if found is None:
+        zero = np.zeros((), dtype)
+        found = np.ndarray(shape, dtype, buffer=zero, strides=(0,) * len(shape)).view(_Unread)
+        found.flags.writeable = False
+        if len(_unread_cache) < 256:
+            _unread_cache[key] = found
+    return found
+
+
+class BatchedTensor(Tensor):
+    """A tensor of one sample's shape standing for a batch (see the module's docstring).
+    ``_phys``: a plain tensor, one leading dimension per level in ``_levels``."""
+    __slots__ = ("_phys", "_levels")
+
+    @property
+    def _data(self):
+        p = self._phys._data
+        return _unread(p.shape[len(self._levels):], p.dtype)
+
+    @_data.setter
+    def _data(self, value):
+        raise RuntimeError(IN_PLACE)
+
+    @property
+    def grad_fn(self):
+        return self._phys.grad_fn
+
+    @property
+    def requires_grad(self):
+        return self._phys.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        raise RuntimeError(IN_PLACE)
+
+    @property
+    def _tangent(self):
+        return None
+
+    def detach(self):
+        return wrap(self._phys.detach(), self._levels)
+
+    @property
+    def data(self):
+        return wrap(self._phys.data, self._levels)
+
+    def contiguous(self):
+        return self
+
+    item = tolist = _refuse(ITEM)
+    __bool__ = _refuse(CONTROL_FLOW)
+    detach_ = retain_grad = register_hook = _refuse(IN_PLACE)
+    numpy = __float__ = __int__ = __index__ = _refuse(VALUES)
+    backward = _refuse("vmap: autograd_lab's vmap cannot call .backward() inside the function; "
+                       "use al.func.grad or al.func.vjp, which compose with vmap")
+
+    def __repr__(self):
+        inner = repr(self._phys).replace("\n", "\n    ")
+        return f"BatchedTensor(lvl={self._levels[-1]}, bdim=0, value=\n    {inner}\n)"
+
+
+def _refuse_writes():
+    """In-place methods of a batched tensor refuse (Tensor gets them from methods.py, after
+    this module is imported: done at the first vmap call)."""
+    if "_writes_refused" in BatchedTensor.__dict__:
+        return
+    for name in dir(Tensor):
+        if (name.endswith("_") and not name.startswith("_") or
+                name in ("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__")):
+            setattr(BatchedTensor, name, _refuse(IN_PLACE))
+    BatchedTensor._writes_refused = True
+
+
+def wrap(phys, levels):
+    """A batched tensor over ``levels`` (outermost first) of the plain tensor ``phys``,
+    whose leading dimensions are those levels; ``phys`` itself when there are none."""
+    if not levels:
+        return phys
+    b = object.__new__(BatchedTensor)
+    b._grad_fn = None
+    b._phys, b._levels = phys, tuple(levels)
+    return b
+
+
+def is_batched(x):
+    return type(x) is BatchedTensor
+
+
+def levels():
+    """The vmap levels active now, outermost first."""
+    return tuple(entry[0] for entry in _stack)
+
+
+def active():
+    return bool(_stack)
+
+
+def _size(level):
+    for lvl, size, _ in _stack:
+        if lvl == level:
+            return size
+    raise RuntimeError("vmap: a batched tensor was used outside the vmap that made it; "
+                       "return it from the function instead")
+
+
+def physical(x, want):
+    """``x`` as a plain tensor whose leading dimensions are the levels ``want`` (sorted,
+    outermost first): its own batch dimensions, and the others broadcast (a view, no
+    copy).  ``x`` must not be batched over a level missing from ``want``."""
+    if is_batched(x):
+        p, have = x._phys, x._levels
+    else:
+        p, have = (x if isinstance(x, Tensor) else Tensor._make(np.asarray(x))), ()
+    if have == tuple(want):
+        return p
+    missing = [lvl for lvl in have if lvl not in want]
+    if missing:
+        raise RuntimeError(f"vmap: internal error: a tensor batched over level {missing[0]} "
+                           f"met a transform that does not know it")
+    p = _ones_for_missing(p, have, want)
+    sizes = tuple(_size(lvl) for lvl in want)
+    if p.shape[:len(want)] != sizes:
+        p = ops.expand(p, shape=sizes + p.shape[len(want):])
+    return p
+
+
+def _ones_for_missing(p, have, want):
+    """``p`` (leading dims: the levels ``have``) reshaped to lead with the levels ``want``,
+    a dimension of 1 for each level it lacks (a view)."""
+    shape, k = [], 0
+    for lvl in want:
+        if k < len(have) and have[k] == lvl:
+            shape.append(p.shape[k])
+            k += 1
+        else:
+            shape.append(1)
+    return ops.reshape(p, shape=tuple(shape) + p.shape[len(have):])
+
+
+# -- running an op on batched inputs: the op's batch rule, or one call per sample ----------
+_names = {}
+
+
+def _op_name(op):
+    if not _names:
+        _names.update({id(o): name for name, o in ops.table().items()})
+    return _names.get(id(op), op.grad_name((), {}))
+
+
+def _aligned(a, want, n):
+    """An input with exactly the ``n`` batch dimensions of ``want`` in front (size 1 for the
+    levels it lacks): batched tensors by reshaping, plain tensors and arrays by a 1 per level."""
+    if type(a) is BatchedTensor:
+        return a._phys if a._levels == want else _ones_for_missing(a._phys, a._levels, want)
+    if type(a) is Tensor:
+        return ops.reshape(a, shape=(1,) * n + a.shape)
+    if type(a) is np.ndarray:
+        return a.reshape((1,) * n + a.shape)
+    return a
+
+
+def _run(op, args, params):
+    """``state.batching`` while vmap runs: an op with a batched input goes through its
+    batch rule; NotImplemented (compute as usual) when no input is batched."""
+    want = None
+    for a in args:
+        if type(a) is BatchedTensor:
+            want = a._levels if want is None else tuple(sorted(set(want) | set(a._levels)))
+    if want is None:
+        for v in params.values():
+            if type(v) is BatchedTensor:
+                raise RuntimeError(VALUES)
+        return NotImplemented
+    n = len(want)
+    phys = [_aligned(a, want, n) for a in args]
+    if op.batch is None:
+        out = _per_sample(op, phys, params, want, n)
+    else:
+        out = op.batch(op, n, *phys, **params)
+    sizes = tuple(_size(lvl) for lvl in want)
+    if out.shape[:n] != sizes:               # every input had a 1 there: spread it over the batch
+        out = ops.expand(out, shape=sizes + out.shape[n:])
+    return wrap(out, want)
+
+
+def _warn_once(name):
+    if name not in _warned:
+        _warned.add(name)
+        warnings.warn(f"There is a performance drop because we have not yet implemented the "
+                      f"batching rule for {name}. Please file us an issue on GitHub so that we "
+                      f"can prioritize its implementation.", UserWarning, stacklevel=5)
+
+
+def _per_sample(op, phys, params, want, n):
+    """The fallback: one call of the op per sample, the results stacked."""
+    _warn_once(_op_name(op))
+    sizes = tuple(_size(lvl) for lvl in want)
+    total = math.prod(sizes)
+    flat = []
+    for a in phys:
+        if isinstance(a, (Tensor, np.ndarray)):
+            own = a.shape[n:]
+            if isinstance(a, Tensor):
+                a = ops.reshape(ops.expand(a, shape=sizes + own), shape=(total,) + own)
+            else:
+                a = np.broadcast_to(a, sizes + own).reshape((total,) + own)
+            flat.append((True, a))
+        else:
+            flat.append((False, a))
+    outs = [op(*[ops.index(a, key=(i,)) if batched and isinstance(a, Tensor) else
+                 a[i] if batched else a for batched, a in flat], **params)
+            for i in range(total)]
+    out = ops.stack(*outs, dim=0)
+    return ops.reshape(out, shape=sizes + out.shape[1:])
+
+
+def reads_values(name):
+    """For a function of the shell that reads its inputs' numbers in Python (the class
+    indices of a loss, a range check, max(dim)'s indices): with a batched input inside
+    vmap it runs once per sample, with the fallback's warning naming ``name``, instead of
+    reading the numbers of a whole batch as one sample's."""
+    return functools.partial(_reads_values, name=name)
+
+
+def _reads_values(fn, name):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if state.batching is None:
+            return fn(*args, **kwargs)
+        want = levels_of(*args, *kwargs.values())
+        if not want:
+            return fn(*args, **kwargs)
+        _warn_once(name)
+        sizes = tuple(_size(lvl) for lvl in want)
+        total = math.prod(sizes)
+
+        def flat(a):
+            if not is_batched(a):
+                return None
+            p = physical(a, want)
+            return ops.reshape(p, shape=(total,) + p.shape[len(want):])
+        flats = [flat(a) for a in args]
+        kflats = {k: flat(v) for k, v in kwargs.items()}
+        outs = []
+        for i in range(total):
+            call = [a if f is None else ops.index(f, key=(i,)) for a, f in zip(args, flats)]
+            kcall = {k: v if kflats[k] is None else ops.index(kflats[k], key=(i,))
+                     for k, v in kwargs.items()}
+            outs.append(fn(*call, **kcall))
+        if isinstance(outs[0], tuple):            # (values, indices): each stacked
+            parts = [_stacked([o[k] for o in outs], sizes, want) for k in range(len(outs[0]))]
+            return type(outs[0])(*parts) if hasattr(outs[0], "_fields") else tuple(parts)
+        return _stacked(outs, sizes, want)
+    return wrapper
+
+
+def _stacked(outs, sizes, want):
+    out = ops.stack(*outs, dim=0)
+    return wrap(ops.reshape(out, shape=sizes + out.shape[1:]), want)
+
+
+# -- vmap itself ------------------------------------------------------------------------
+def _name(func):
+    if hasattr(func, "__name__"):
+        return func.__name__
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_name(func.func)}, ...)"
+    return repr(func)
+
+
+def _leaves(tree):
+    """(flat list of leaves, structure) of nested tuples, lists and dicts."""
+    if isinstance(tree, (tuple, list)):
+        flat, specs = [], []
+        for v in tree:
+            f, s = _leaves(v)
+            flat += f
+            specs.append(s)
+        return flat, (type(tree), specs)
+    if isinstance(tree, dict):
+        flat, specs = [], []
+        for k, v in tree.items():
+            f, s = _leaves(v)
+            flat += f
+            specs.append((k, s))
+        return flat, (dict, specs)
+    return [tree], None
+
+
+def _rebuild(spec, flat):
+    it = iter(flat)
+
+    def build(s):
+        if s is None:
+            return next(it)
+        kind, parts = s
+        if kind is dict:
+            return {k: build(p) for k, p in parts}
+        items = [build(p) for p in parts]
+        return kind(*items) if hasattr(kind, "_fields") else kind(items)
+    return build(spec)
+
+
+def _spec_text(spec):
+    """A structure as torch prints a TreeSpec's leaves: * for a leaf."""
+    if spec is None:
+        return "*"
+    kind, parts = spec
+    inner = ", ".join(_spec_text(p[1] if kind is dict else p) for p in parts)
+    return {tuple: f"({inner})", list: f"[{inner}]", dict: f"{{{inner}}}"}.get(kind, f"({inner})")
+
+
+def _broadcast_dims(dims, spec):
+    """The in_dims/out_dims for each leaf of ``spec``: an int or None applies to a whole
+    subtree; a tuple must match the structure.  None if they do not match."""
+    if dims is None or isinstance(dims, int):
+        return [dims] * _count(spec)
+    if spec is None:
+        return None
+    kind, parts = spec
+    if not isinstance(dims, (tuple, list)) or kind is dict or len(dims) != len(parts):
+        return None
+    out = []
+    for d, p in zip(dims, parts):
+        got = _broadcast_dims(d, p)
+        if got is None:
+            return None
+        out += got
+    return out
+
+
+def _count(spec):
+    if spec is None:
+        return 1
+    return sum(_count(p[1] if spec[0] is dict else p) for p in spec[1])
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """``vmap(func)(*args)``: ``func`` written for one sample, run on a batch: each input is
+    split along its ``in_dims`` entry (an int, or None: the same for every sample; nested
+    tuples follow the inputs' structure), and each output gets the batch at ``out_dims``.
+    Vectorized: every operation runs once on the whole batch (its batch rule, ops.py).
+    ``chunk_size``: run that many samples at a time.  ``randomness``: "error" (random
+    functions inside raise), "same" (one draw shared by the batch) or "different"."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+
+    def wrapped(*args, **kwargs):
+        name = _name(func)
+        _check_out_dims(out_dims, name)
+        if not isinstance(in_dims, (int, tuple)):
+            raise ValueError(f"vmap({name}, in_dims={repr(in_dims)}, ...)(<inputs>): expected "
+                             f"`in_dims` to be int or a (potentially nested) tuple matching the "
+                             f"structure of inputs, got: {type(in_dims)}.")
+        if not args:
+            raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add "
+                             "inputs, or you are trying to vmap over a function with no inputs. "
+                             "The latter is unsupported.")
+        flat, spec = _leaves(args)
+        dims = _broadcast_dims(in_dims, spec)
+        if dims is None:
+            raise _incompatible(f"vmap({name}, in_dims={repr(in_dims)}, ...)(<inputs>)",
+                                "in_dims", in_dims, "inputs", spec)
+        dims = list(dims)
+        for i, (a, d) in enumerate(zip(flat, dims)):
+            where = f"vmap({name}, in_dims={repr(in_dims)}, ...)(<inputs>)"
+            if d is not None and not isinstance(d, int) or isinstance(d, bool):
+                raise ValueError(f"{where}: Got in_dim={d} for an input but in_dim must be either "
+                                 "an integer dimension or None.")
+            if d is not None and not isinstance(a, Tensor):
+                raise ValueError(f"{where}: Got in_dim={d} for an input but the input is of type "
+                                 f"{type(a)}. We cannot vmap over non-Tensor arguments, please use "
+                                 "None as the respective in_dim")
+            if d is not None and not -a.dim() <= d < a.dim():
+                raise ValueError(f"{where}: Got in_dim={d} for some input, but that input is a "
+                                 f"Tensor of dimensionality {a.dim()} so expected in_dim to satisfy "
+                                 f"-{a.dim()} <= in_dim < {a.dim()}.")
+            if d is not None and d < 0:
+                dims[i] = d % a.dim()
+        sizes = [a.shape[d] for a, d in zip(flat, dims) if d is not None]
+        if not sizes:
+            raise ValueError("vmap: Expected at least one Tensor to vmap over")
+        if any(s != sizes[0] for s in sizes):
+            raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                             f"dimension, got sizes {sizes} for the mapped dimension")
+        size = sizes[0]
+        if chunk_size is None or chunk_size >= size:
+            return _call(func, name, flat, dims, spec, size, kwargs)
+        pieces = []
+        for start in range(0, size, chunk_size):
+            stop = min(start + chunk_size, size)
+            part = [a if d is None else _slice(a, d, start, stop) for a, d in zip(flat, dims)]
+            pieces.append(_call(func, name, part, dims, spec, stop - start, kwargs))
+        return _join(pieces, out_dims, name)
+
+    def _call(func_, name, flat, dims, spec, size, kwargs):
+        _refuse_writes()
+        level = next(_numbers)
+        batched = [a if d is None else _enter(a, d, level) for a, d in zip(flat, dims)]
+        _stack.append([level, size, randomness])
+        before = state.batching
+        state.batching = _run
+        try:
+            out = func_(*_rebuild(spec, batched), **kwargs)
+        finally:
+            _stack.pop()
+            state.batching = before
+        return _leave(out, level, size, name)
+
+    def _leave(out, level, size, name):
+        outs, ospec = _leaves(out)
+        odims = _output_dims(out, ospec, out_dims, name)
+        done = []
+        for o, d in zip(outs, odims):
+            if d is None:
+                if is_batched(o) and level in o._levels:
+                    raise ValueError(f"vmap({name}, ...): `{name}` can not return a "
+                                     f"BatchedTensor when out_dim is None")
+                done.append(o)
+                continue
+            if not isinstance(o, Tensor):
+                raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got "
+                                 f"type {type(o)}. Did you mean to set out_dims= to None for output?")
+            done.append(_exit(o, level, size, d))
+        return _rebuild(ospec, done)
+
+    wrapped.__name__ = f"vmap({_name(func)})"
+    wrapped._al_internal = getattr(func, "_al_internal", False)
+    return wrapped
+
+
+def _check_out_dims(out_dims, name):
+    flat, _ = _leaves(out_dims) if not isinstance(out_dims, int) else ([out_dims], None)
+    for d in flat:
+        if d is not None and (not isinstance(d, int) or isinstance(d, bool)):
+            raise ValueError(f"vmap({name}, ..., out_dims={repr(out_dims)}): `out_dims` must "
+                             "be an int, None or a python collection of ints representing where in "
+                             "the outputs the vmapped dimension should appear.")
+
+
+def _slice(a, d, start, stop):
+    return ops.index(a, key=(slice(None),) * d + (slice(start, stop),))
+
+
+def _output_dims(out, ospec, out_dims, name):
+    """out_dims for each output (torch's rule: a single tensor takes an int, None or a
+    1-tuple), or torch's error."""
+    if isinstance(out, Tensor):
+        odims = [out_dims] if isinstance(out_dims, int) or out_dims is None else \
+            list(out_dims) if isinstance(out_dims, tuple) and len(out_dims) == 1 else None
+    else:
+        odims = _broadcast_dims(out_dims, ospec)
+    if odims is None:
+        raise _incompatible(f"vmap({name}, ..., out_dims={repr(out_dims)})(<inputs>)",
+                            "out_dims", out_dims, "outputs", ospec)
+    return odims
+
+
+def _incompatible(where, which, dims, what, spec):
+    return ValueError(f"{where}: {which} is not compatible with the structure of `{what}`. "
+                      f"{which} has structure {_spec_text(_leaves(dims)[1])} but {what} has "
+                      f"structure {_spec_text(spec)}.")
+
+
+def _join(pieces, out_dims, name):
+    """chunk_size: the chunks' outputs joined along their batch dimension."""
+    first, spec = _leaves(pieces[0])
+    odims = _output_dims(pieces[0], spec, out_dims, name)
+    flats = [_leaves(p)[0] for p in pieces]
+    return _rebuild(spec, [first[i] if d is None else
+                           ops.cat(*[f[i] for f in flats], dim=d % first[i].ndim)
+                           for i, d in enumerate(odims)])
+
+
+def _enter(a, d, level):
+    """Input ``a`` batched over the new (innermost) level along its own dimension ``d``."""
+    if is_batched(a):
+        k = len(a._levels)
+        p = a._phys
+        if d != 0:
+            order = list(range(p.ndim))
+            order.insert(k, order.pop(k + d))
+            p = ops.permute(p, dims=tuple(order))
+        return wrap(p, a._levels + (level,))
+    if d != 0:
+        order = list(range(a.ndim))
+        order.insert(0, order.pop(d))
+        a = ops.permute(a, dims=tuple(order))
+    return wrap(a, (level,))
+
+
+def _exit(o, level, size, d):
+    """Output ``o`` with the batch of ``level`` moved out to its own dimension ``d``."""
+    if is_batched(o) and level in o._levels:
+        k = o._levels.index(level)
+        rest = tuple(lvl for lvl in o._levels if lvl != level)
+        p = o._phys
+    else:                                  # not batched over this level: the same for every sample
+        rest = o._levels if is_batched(o) else ()
+        p = o._phys if is_batched(o) else o
+        k = len(rest)
+        p = ops.expand(ops.unsqueeze(p, dim=k), shape=p.shape[:k] + (size,) + p.shape[k:])
+    own = p.ndim - len(rest) - 1
+    if not -(own + 1) <= d < own + 1:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-(own + 1)}, {own}], "
+                         f"but got {d})")
+    target = len(rest) + (d % (own + 1))
+    order = list(range(p.ndim))
+    order.insert(target, order.pop(k))
+    if order != list(range(p.ndim)):
+        p = ops.permute(p, dims=tuple(order))
+    return wrap(p, rest)
+
+
+# -- random functions inside vmap ------------------------------------------------------------
+RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use "
+                "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                "operation out of vmap")
+
+
+def random_shape(shape):
+    """For the random functions of creation.py: (shape to draw, levels to batch it over).
+    Outside vmap, or with randomness="same", the shape as asked; "different" draws one
+    sample per batch entry; "error" (torch's default) refuses."""
+    if not _stack:
+        return tuple(shape), ()
+    mode = _stack[-1][2]
+    if mode == "error":
+        raise RuntimeError(RANDOM_ERROR)
+    if mode == "same":
+        return tuple(shape), ()
+    want = tuple(lvl for lvl, _, m in _stack if m == "different")
+    return tuple(_size(lvl) for lvl in want) + tuple(shape), want
+
+
+@contextlib.contextmanager
+def suspended():
+    """No vmap level active inside (a transform working on physical tensors); yields the
+    levels, for :func:`restored` to put back around the user's function."""
+    saved = _stack[:]
+    del _stack[:]
+    try:
+        yield saved
+    finally:
+        _stack[:] = saved
+
+
+@contextlib.contextmanager
+def hidden(levels):
+    """The vmap levels ``levels`` out of sight inside (a forward pass carries them in its
+    tangents, not in batched tensors: see func._batched_jvp)."""
+    saved = _stack[:]
+    _stack[:] = [entry for entry in saved if entry[0] not in levels]
+    try:
+        yield
+    finally:
+        _stack[:] = saved
+
+
+@contextlib.contextmanager
+def restored(saved):
+    inner = _stack[:]
+    before = state.batching
+    _stack[:] = saved + inner
+    state.batching = _run if _stack else before
+    try:
+        yield
+    finally:
+        _stack[:] = inner
+        state.batching = before
+
+
+def in_front(x, extra, levels):
+    """``x`` as a plain tensor with the levels ``extra`` (newer than ``levels``) merged into
+    ONE leading dimension, then ``levels``: a batch of seeds or tangents for a graph
+    recorded over ``levels``.  Returns (tensor, sizes of the extra levels)."""
+    both = tuple(sorted(extra + levels))
+    p = physical(x, both)
+    order = [both.index(lvl) for lvl in extra] + [both.index(lvl) for lvl in levels]
+    order += list(range(len(both), p.ndim))
+    if order != list(range(p.ndim)):
+        p = ops.permute(p, dims=tuple(order))
+    sizes = p.shape[:len(extra)]
+    return ops.reshape(p, shape=(math.prod(sizes),) + p.shape[len(extra):]), sizes
+
+
+def from_front(t, extra, sizes, levels):
+    """The inverse of :func:`in_front`: a batched tensor over ``extra`` and ``levels``."""
+    both = tuple(sorted(extra + levels))
+    t = ops.reshape(t, shape=tuple(sizes) + t.shape[1:])
+    now = list(extra) + list(levels)
+    order = [now.index(lvl) for lvl in both] + list(range(len(both), t.ndim))
+    if order != list(range(t.ndim)):
+        t = ops.permute(t, dims=tuple(order))
+    return wrap(t, both)
+
+
+def levels_of(*xs):
+    """The levels any of ``xs`` is batched over, outermost first."""
+    found = set()
+    for x in xs:
+        if is_batched(x):
+            found.update(x._levels)
+    return tuple(sorted(found))
