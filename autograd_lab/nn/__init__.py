@@ -1,6 +1,6 @@
 """``al.nn``: the torch.nn pieces tutorials train with -- modules (layers, activations,
 losses) in ``modules.py``, the functions behind them in ``functional.py``, the rules of
-convolution and pooling in ``conv_ops.py``."""
+convolution and pooling in ``layer_ops.py``."""
 from . import functional
 from .modules import (AdaptiveAvgPool2d, AvgPool2d, BCELoss, BCEWithLogitsLoss, Conv2d, CrossEntropyLoss,
                       Dropout, Flatten, Identity, L1Loss, Linear, LogSoftmax, MaxPool2d, Module, MSELoss,

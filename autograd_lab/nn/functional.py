@@ -8,7 +8,7 @@ from .. import creation, dtypes, tensor_functions as _f
 from .. import ops as _ops
 from ..checks import tensor_of as _t, wrap_dim
 from ..tensor import Tensor as _Tensor
-from . import conv_ops
+from . import layer_ops
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
@@ -184,8 +184,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def linear(input, weight, bias=None):
-    out = input @ weight.t()
-    return out if bias is None else out + bias
+    """input Wᵀ + b, recorded as torch records it: with a bias, one addmm on the input's
+    rows (viewed as a matrix, and the result viewed back, unless the input's memory is
+    not in row order); without, a matrix product."""
+    if bias is None:
+        return input @ weight.t()
+    if input.ndim == 2:
+        return layer_ops.addmm(bias, input, weight.t())
+    if input.ndim and input._data.flags.c_contiguous and weight.ndim == 2:
+        rows = layer_ops.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
+        return rows.reshape(*input.shape[:-1], rows.shape[-1])
+    return input @ weight.t() + bias
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -211,7 +220,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input.mul_(mask) if inplace else input * mask
 
 
-# -- convolution and pooling: torch's checks, then a row of conv_ops ---------------------------
+# -- convolution and pooling: torch's checks, then a row of layer_ops ---------------------------
 def _pair(value, name, dims=2, fn=None):
     """An int or a sequence of ``dims`` ints, as a tuple of ``dims``; torch's words if not."""
     if isinstance(value, (list, tuple)):
@@ -251,8 +260,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         raise RuntimeError("non-positive groups is not supported")
     pads = _conv_padding(padding, stride, dilation, weight.shape[2:])
     _conv_checks(input, weight, bias, groups, pads, dilation)
-    geo = conv_ops.Geometry(stride, pads, dilation, groups, tuple(input.shape[2:]), tuple(weight.shape[2:]))
-    return conv_ops.conv2d(input, weight, bias, geo=geo)
+    geo = layer_ops.Geometry(stride, pads, dilation, groups, tuple(input.shape[2:]), tuple(weight.shape[2:]))
+    return layer_ops.conv2d(input, weight, bias, geo=geo)
 
 
 def _conv_padding(padding, stride, dilation, kernel):
@@ -345,15 +354,15 @@ def _pool_geometry(name, input, kernel_size, stride, padding, dilation, ceil_mod
                            "Output size is too small")
     pads = tuple((p, max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
                  for n, k, s, p, d, o in zip(sizes, kernel, stride, pad, dilation, out))
-    return conv_ops.Geometry(stride, pads, dilation, 1, tuple(sizes), kernel)
+    return layer_ops.Geometry(stride, pads, dilation, 1, tuple(sizes), kernel)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The largest entry of each window; with ``return_indices``, also where it is (h * W + w
     in the input's plane), as torch."""
     geo = _pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    index = conv_ops.max_pool_index(input._data, geo)
-    out = conv_ops.max_pool2d(input, index=index, size=geo.size)
+    index = layer_ops.max_pool_index(input._data, geo)
+    out = layer_ops.max_pool2d(input, index=index, size=geo.size)
     return (out, _t(index)) if return_indices else out
 
 
@@ -374,7 +383,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         divisor = np.outer(h, w)
     if input._data.dtype.kind == "f":
         divisor = np.asarray(divisor, input._data.dtype)
-    return conv_ops.avg_pool2d(input, geo=geo, divisor=divisor)
+    return layer_ops.avg_pool2d(input, geo=geo, divisor=divisor)
 
 
 def _outputs(geo):
@@ -407,5 +416,5 @@ def adaptive_avg_pool2d(input, output_size):
     if sizes == (1, 1):                                   # torch takes the mean: MeanBackward1
         return input.mean((-1, -2), keepdim=True)
     dtype = input._data.dtype
-    rows, cols = (conv_ops.adaptive_weights(n, o, dtype) for n, o in zip(input.shape[-2:], sizes))
-    return conv_ops.adaptive_avg_pool2d(input, rows=rows, cols=cols)
+    rows, cols = (layer_ops.adaptive_weights(n, o, dtype) for n, o in zip(input.shape[-2:], sizes))
+    return layer_ops.adaptive_avg_pool2d(input, rows=rows, cols=cols)

@@ -1,5 +1,9 @@
-"""Rows of the rules table for convolution and pooling: NumPy forwards with no Python loop
-over pixels, and their VJP and JVP rules.
+"""Rows of the rules table for nn's layers -- linear, convolution and pooling: NumPy
+forwards with no Python loop over pixels, and their VJP and JVP rules.  (They live beside
+``ops.py``, built on the same :class:`~autograd_lab.recording.Op`.)
+
+A linear layer on a batch of rows is one row, addmm: bias + input @ weightᵀ, as torch
+records it (AddmmBackward0).
 
 A convolution reads every window of the input at once: ``sliding_window_view`` gives a
 view of shape (..., C, Ho, Wo, kh, kw) without copying, and one matrix product with the
@@ -63,6 +67,30 @@ def _with_batch_axis(w, core):
     """A weight with leading (batch) dimensions gets an axis of 1 for the input's batch N,
     so that matmul pairs its batch with the input's."""
     return w.reshape(_lead(w, core) + (1,) + w.shape[w.ndim - core:]) if w.ndim > core else w
+
+
+# -- linear: bias + mat1 @ mat2 in one row ------------------------------------------------------
+def _addmm_row(saves):
+    return Op("AddmmBackward0", lambda b, m1, m2: ops.matmul(m1, m2) + b,
+              vjp=(lambda g, y, b, m1, m2: g,             # (the walk sums it to b's shape)
+                   lambda g, y, b, m1, m2: g @ m2.mT,
+                   lambda g, y, b, m1, m2: m1.mT @ g),
+              jvp=(lambda t, y, b, m1, m2: t,
+                   lambda t, y, b, m1, m2: t @ m2,
+                   lambda t, y, b, m1, m2: m1 @ t),
+              saves=saves)
+
+
+# torch saves mat1 only where mat2 gets a gradient, and mat2 only where mat1 does (so a
+# frozen layer's weight may change in place before the backward): one row per case, by
+# (mat1 requires grad, mat2 requires grad)
+addmm_rows = {(True, True): _addmm_row((1, 2)), (True, False): _addmm_row((2,)),
+              (False, True): _addmm_row((1,)), (False, False): _addmm_row(False)}
+
+
+def addmm(b, m1, m2):
+    """bias + m1 @ m2, recorded as one AddmmBackward0 node."""
+    return addmm_rows[m1.requires_grad, m2.requires_grad](b, m1, m2)
 
 
 # -- convolution ------------------------------------------------------------------------------
@@ -245,7 +273,3 @@ adaptive_avg_pool2d, adaptive_avg_pool2d_backward = _linear_pair(
     lambda g, *, rows, cols: rows.T @ g @ cols,
     "inputs")
 
-
-def table():
-    """Every Op in this module, by its Python name (for the book's rules table)."""
-    return {name: op for name, op in globals().items() if isinstance(op, Op)}
