@@ -75,10 +75,16 @@ def _addmm_row(saves):
               vjp=(lambda g, y, b, m1, m2: g,             # (the walk sums it to b's shape)
                    lambda g, y, b, m1, m2: g @ m2.mT,
                    lambda g, y, b, m1, m2: m1.mT @ g),
-              jvp=(lambda t, y, b, m1, m2: t,
+              jvp=(lambda t, y, b, m1, m2: _spread_bias(t, b),
                    lambda t, y, b, m1, m2: t @ m2,
                    lambda t, y, b, m1, m2: m1 @ t),
               saves=saves)
+
+
+def _spread_bias(t, b):
+    """b's tangent, with any batch of tangents in front of the rows b is added to."""
+    lead = t.ndim - b.ndim
+    return ops.reshape(t, shape=t.shape[:lead] + (1,) * (2 - b.ndim) + t.shape[lead:]) if lead else t
 
 
 # torch saves mat1 only where mat2 gets a gradient, and mat2 only where mat1 does (so a
@@ -187,9 +193,9 @@ def _linear_pair(name, forward, adjoint, saves):
                saves=saves)
     back = Op(name.replace("Backward0", "BackwardBackward0"), lambda g, x, **p: adjoint(g, **p),
               vjp=(lambda gg, y, g, x, **p: there(gg, **p),
-                   lambda gg, y, g, x, **p: _zeros(x)),
+                   lambda gg, y, g, x, **p: _zeros(gg)),       # (y, gg and x: x's shape)
               jvp=(lambda t, y, g, x, **p: back(t, x, **p),
-                   lambda t, y, g, x, **p: _zeros(y)),
+                   lambda t, y, g, x, **p: _zeros(t)),
               saves=False)
     return there, back
 
