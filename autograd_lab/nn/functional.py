@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import creation, dtypes, tensor_functions as _f
 from .. import ops as _ops
-from ..checks import tensor_of as _t, wrap_dim
+from ..checks import broadcast_mismatch, tensor_of as _t, wrap_dim
 from ..tensor import Tensor as _Tensor
 from . import layer_ops
 
@@ -202,6 +202,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     is the reduction's: MeanBackward0)."""
     _legacy(size_average, reduce)
     _checked("l1_loss", input, target, reduction)
+    mismatch = broadcast_mismatch(input.shape, target.shape)
+    if mismatch:                                          # (torch broadcasts them first)
+        raise RuntimeError(mismatch)
     loss = (input - target).abs()
     if weight is not None:
         loss = loss * weight
@@ -255,6 +258,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
+        if input.shape[0] == 1:                          # (torch takes another path for one image)
+            raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
         raise RuntimeError("non-positive dilation is not supported")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -275,6 +280,9 @@ def _conv_padding(padding, stride, dilation, kernel):
         if any(s != 1 for s in stride):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+        if any(t % 2 for t in total):
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+                          "zero-padded copy of the input be created", UserWarning, stacklevel=3)
         return tuple((t // 2, t - t // 2) for t in total)
     pads = _pair(padding, "padding")
     if any(p < 0 for p in pads):
@@ -403,18 +411,25 @@ def _window_counts(n, out, k, s, p, count_include_pad):
 
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a given output size (None: the input's), each window from
-    floor(i n / out) to ceil((i + 1) n / out) as torch."""
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_size_text(input.shape)}")
-    sizes = (output_size,) * 2 if not isinstance(output_size, (list, tuple)) else tuple(output_size)
+    floor(i n / out) to ceil((i + 1) n / out) as torch; to size 1, the mean."""
+    if isinstance(output_size, (list, tuple)):            # torch's checks, in its order
+        if input.ndim <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        sizes = [n if o is None else int(o) for o, n in zip(output_size, input.shape[-len(output_size):])]
+    else:
+        sizes = [int(output_size)] * 2
     if len(sizes) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    sizes = tuple(n if o is None else int(o) for n, o in zip(input.shape[-2:], sizes))
+    if min(sizes) < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{sizes[0]}, {sizes[1]}}}")
+    if sizes == [1, 1]:                                   # torch takes the mean: MeanBackward1
+        return input.mean((-1, -2), keepdim=True)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_size_text(input.shape)}")
     if input._data.dtype.kind != "f":
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for "
                                   f"'{dtypes.scalar_type_name(input._data.dtype)}'")
-    if sizes == (1, 1):                                   # torch takes the mean: MeanBackward1
-        return input.mean((-1, -2), keepdim=True)
     dtype = input._data.dtype
     rows, cols = (layer_ops.adaptive_weights(n, o, dtype) for n, o in zip(input.shape[-2:], sizes))
     return layer_ops.adaptive_avg_pool2d(input, rows=rows, cols=cols)

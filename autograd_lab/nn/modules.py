@@ -389,15 +389,15 @@ class Conv2d(Module):
             raise ValueError("out_channels must be divisible by groups")
         kernel_size, stride, dilation = _pair(kernel_size), _pair(stride), _pair(dilation)
         if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}")
+            if padding not in ("same", "valid"):      # (a set, printed in the order torch's prints in)
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {set(['same', 'valid'])}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         else:
             padding = _pair(padding)
-        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
-            raise ValueError("padding_mode must be one of {'circular', 'zeros', 'reflect', 'replicate'}, but got "
-                             f"padding_mode='{padding_mode}'")
+        modes = set(["zeros", "reflect", "replicate", "circular"])
+        if padding_mode not in modes:
+            raise ValueError(f"padding_mode must be one of {modes}, but got padding_mode='{padding_mode}'")
         if padding_mode != "zeros":
             raise NotImplementedError(f"autograd_lab's Conv2d pads with zeros only, not padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
