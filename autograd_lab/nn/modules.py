@@ -390,12 +390,12 @@ class Conv2d(Module):
         kernel_size, stride, dilation = _pair(kernel_size), _pair(stride), _pair(dilation)
         if isinstance(padding, str):
             if padding not in ("same", "valid"):      # (a set, printed in the order torch's prints in)
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {set(['same', 'valid'])}")
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of { {'same', 'valid'} }")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         else:
             padding = _pair(padding)
-        modes = set(["zeros", "reflect", "replicate", "circular"])
+        modes = {"zeros", "reflect", "replicate", "circular"}       # (a set literal, as torch's)
         if padding_mode not in modes:
             raise ValueError(f"padding_mode must be one of {modes}, but got padding_mode='{padding_mode}'")
         if padding_mode != "zeros":
