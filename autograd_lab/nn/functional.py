@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import creation, dtypes, tensor_functions as _f
 from .. import ops as _ops
-from ..checks import broadcast_mismatch, tensor_of as _t, wrap_dim
+from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t, wrap_dim as _wrap_dim
 from ..tensor import Tensor as _Tensor
 from . import layer_ops
 
@@ -202,7 +202,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     is the reduction's: MeanBackward0)."""
     _legacy(size_average, reduce)
     _checked("l1_loss", input, target, reduction)
-    mismatch = broadcast_mismatch(input.shape, target.shape)
+    mismatch = _broadcast_mismatch(input.shape, target.shape)
     if mismatch:                                          # (torch broadcasts them first)
         raise RuntimeError(mismatch)
     loss = (input - target).abs()
@@ -379,7 +379,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """The mean of each window: divided by the window's size, padding included (or not:
     ``count_include_pad=False``), or by ``divisor_override``."""
     if input.ndim < 3:
-        wrap_dim(-3, input.ndim)                     # torch's IndexError
+        _wrap_dim(-3, input.ndim)                    # torch's IndexError
     geo = _pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None:
         if divisor_override == 0:
