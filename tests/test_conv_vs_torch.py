@@ -330,3 +330,12 @@ def test_conv2d_draws_its_first_weights_as_torch_does():
     drawn = (al.rand(6, 2, 3, 2) * (2 * bound) - bound).numpy()   # weight first, from the package's generator
     assert np.array_equal(layer.weight.detach().numpy(), drawn)
     assert al.nn.Conv2d(1, 1, 1, bias=False).bias is None
+
+
+def test_an_empty_batch_and_float16_pass_through_as_in_torch():
+    for make in (lambda L, x: L.nn.functional.conv2d(x, L.ones(3, 2, 3, 3, dtype=x.dtype)),
+                 lambda L, x: L.nn.functional.max_pool2d(x, 2), lambda L, x: L.nn.functional.avg_pool2d(x, 2),
+                 lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 4)):
+        for shape, dtype in (((0, 2, 6, 6), "float32"), ((1, 2, 6, 6), "float16")):
+            ours, theirs = (make(L, L.ones(*shape, dtype=getattr(L, dtype), requires_grad=True)) for L in (al, torch))
+            assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype)[3:] == str(theirs.dtype)[6:]

@@ -108,7 +108,7 @@ def _conv_forward(x, w, b=None, *, geo):
     cols = win.reshape(*lead, G, C // G, Ho * Wo, kh, kw)  # (a copy: the windows overlap)
     cols = np.moveaxis(cols, -3, -4).reshape(*lead, G, Ho * Wo, C // G * kh * kw)
     O = w.shape[-4]
-    wm = w.reshape(_lead(w, 4) + (G, O // G, -1)).swapaxes(-1, -2)     # (..., G, K, O/G)
+    wm = w.reshape(_lead(w, 4) + (G, O // G, C // G * kh * kw)).swapaxes(-1, -2)    # (..., G, K, O/G)
     out = cols @ _with_batch_axis(wm, 3)                  # (..., N, G, Ho*Wo, O/G)
     out = out.swapaxes(-1, -2).reshape(out.shape[:-3] + (O, Ho, Wo))
     if b is not None:
@@ -119,14 +119,14 @@ def _conv_forward(x, w, b=None, *, geo):
 def _conv_input_grad(g, w, *, geo):
     """d(conv)/d(input) applied to g: each output's gradient times the weights, spread
     back over the window it read."""
-    G, (kh, kw) = geo.groups, geo.kernel
+    G, (kh, kw), Cg = geo.groups, geo.kernel, w.shape[-3]
     *lead, O, Ho, Wo = g.shape
     gm = g.reshape(*lead, G, O // G, Ho * Wo).swapaxes(-1, -2)          # (..., N, G, HW, O/G)
-    wm = w.reshape(_lead(w, 4) + (G, O // G, -1))                      # (..., G, O/G, K)
+    wm = w.reshape(_lead(w, 4) + (G, O // G, Cg * kh * kw))            # (..., G, O/G, K)
     cols = gm @ _with_batch_axis(wm, 3)                   # (..., N, G, HW, C/G*kh*kw)
-    cols = cols.reshape(cols.shape[:-2] + (Ho, Wo, -1, kh, kw))
+    cols = cols.reshape(cols.shape[:-2] + (Ho, Wo, Cg, kh, kw))
     cols = np.moveaxis(cols, (-5, -4), (-2, -1))          # (..., N, G, C/G, kh, kw, Ho, Wo)
-    cols = cols.reshape(cols.shape[:-6] + (-1, kh, kw, Ho, Wo))
+    cols = cols.reshape(cols.shape[:-6] + (G * Cg, kh, kw, Ho, Wo))
     return spread(cols, geo, np.result_type(g, w))
 
 
@@ -207,8 +207,8 @@ def _zeros(like):
 
 def _pick(x, *, index, size):
     """The entries of x (..., C, H, W) at ``index`` (N, C, Ho, Wo: positions h * W + w)."""
-    flat = x.reshape(x.shape[:-2] + (-1,))
-    at = np.broadcast_to(index.reshape(index.shape[:-2] + (-1,)), flat.shape[:-1] + (index.shape[-2] * index.shape[-1],))
+    flat, picks = x.reshape(x.shape[:-2] + (size[0] * size[1],)), index.shape[-2] * index.shape[-1]
+    at = np.broadcast_to(index.reshape(index.shape[:-2] + (picks,)), flat.shape[:-1] + (picks,))
     return np.take_along_axis(flat, at, -1).reshape(x.shape[:-2] + index.shape[-2:])
 
 
@@ -217,8 +217,9 @@ def _put(g, *, index, size):
     pick the same entry), in an input-shaped array of zeros."""
     H, W = size
     rows = int(np.prod(g.shape[:-2]))
-    at = np.broadcast_to(index, g.shape).reshape(rows, -1) + (np.arange(rows) * (H * W))[:, None]
-    total = np.bincount(at.ravel(), weights=g.reshape(rows, -1).ravel(), minlength=rows * H * W)
+    per_row = g.shape[-2] * g.shape[-1]
+    at = np.broadcast_to(index, g.shape).reshape(rows, per_row) + (np.arange(rows) * (H * W))[:, None]
+    total = np.bincount(at.ravel(), weights=g.reshape(rows, per_row).ravel(), minlength=rows * H * W)
     return total.astype(g.dtype, copy=False).reshape(g.shape[:-2] + (H, W))
 
 
@@ -232,10 +233,11 @@ def max_pool_index(x, geo):
     H, W = geo.size
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min if x.dtype.kind in "iu" else False
     win = windows(x, geo, fill)
-    win = win.reshape(win.shape[:-2] + (-1,))
+    size = geo.kernel[0] * geo.kernel[1]
+    win = win.reshape(win.shape[:-2] + (size,))
     positions = windows(np.arange(H * W).reshape(H, W), geo, -1)
-    positions = positions.reshape(positions.shape[:-2] + (-1,))
-    k = win.argmax(-1)
+    positions = positions.reshape(positions.shape[:-2] + (size,))
+    k = win.argmax(-1) if win.size else np.zeros(win.shape[:-1], np.intp)
     if x.dtype.kind == "f":
         nan = np.isnan(win)
         if nan.any():
