@@ -335,3 +335,34 @@ def test_buffers_are_listed_moved_and_reassigned_as_torchs():
         assert all(b.dtype == lib.float64 for b in net.buffers())
         del net.scale
         assert "scale" not in net.state_dict()
+
+
+# -- nn.init -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("scheme, bound_or_std", [
+    ("xavier_uniform_", lambda fi, fo: np.sqrt(6 / (fi + fo))),
+    ("kaiming_uniform_", lambda fi, fo: np.sqrt(2) * np.sqrt(3 / fi)),
+    ("xavier_normal_", lambda fi, fo: np.sqrt(2 / (fi + fo))),
+    ("kaiming_normal_", lambda fi, fo: np.sqrt(2) / np.sqrt(fi)),
+])
+def test_init_schemes_scale_as_torchs(scheme, bound_or_std):
+    al.manual_seed(0)
+    w = al.nn.Parameter(al.empty(64, 16, 3, 3))
+    assert getattr(al.nn.init, scheme)(w) is w and w.grad_fn is None and w.requires_grad
+    expected = bound_or_std(16 * 9, 64 * 9)
+    values = w.detach().numpy()
+    if "uniform" in scheme:
+        assert np.abs(values).max() <= expected and np.abs(values).max() > 0.95 * expected
+    else:
+        assert abs(values.std() / expected - 1) < 0.05
+
+
+def test_init_gains_and_refusals_are_torchs():
+    for args in [("relu",), ("tanh",), ("leaky_relu",), ("leaky_relu", 0.2), ("selu",), ("conv2d",), ("sigmoid",)]:
+        assert al.nn.init.calculate_gain(*args) == torch.nn.init.calculate_gain(*args)
+    for call in [lambda L: L.nn.init.xavier_uniform_(L.zeros(3)),
+                 lambda L: L.nn.init.kaiming_uniform_(L.zeros(3, 3), mode="x"),
+                 lambda L: L.nn.init.calculate_gain("foo"),
+                 lambda L: L.nn.init.calculate_gain("leaky_relu", "a")]:
+        assert error_of(lambda: call(al)) == error_of(lambda: call(torch))
+    w = al.ones(2, 2)
+    assert al.nn.init.zeros_(w).tolist() == [[0, 0], [0, 0]] and al.nn.init.constant_(w, 3)[0, 0].item() == 3

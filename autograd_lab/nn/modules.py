@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from .. import creation, devices, dtypes, modes
 from ..tensor import Tensor
-from . import functional as F
+from . import functional as F, init
 
 
 class _ParameterType(type):
@@ -343,7 +343,7 @@ def fan_in_uniform(module, fan_in):
     bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
     for p in (module.weight, module.bias):
         if p is not None:
-            p._data[...] = (creation.rand(*p.shape, dtype=p.dtype) * (2 * bound) - bound)._data
+            init.uniform_(p, -bound, bound)
 
 
 class Linear(Module):
