@@ -219,6 +219,15 @@ def test_l1_loss_matches_torch_in_value_gradient_and_grad_fn(reduction):
     assert np.allclose(v, tv) and np.allclose(g, tg) and name == tname
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_weighted_l1_loss_matches_torch(reduction):
+    rng = np.random.default_rng(1)
+    x, t, w = rng.standard_normal((3, 2, 3))
+    ours, theirs = (L.nn.functional.l1_loss(L.tensor(x), L.tensor(t), reduction=reduction, weight=L.tensor(w ** 2))
+                    for L in (al, torch))
+    assert np.allclose(ours.numpy(), theirs.numpy())
+
+
 # -- state_dict and load_state_dict ---------------------------------------------------------------
 def _net(nn):
     class Net(nn.Module):

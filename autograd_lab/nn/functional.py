@@ -83,9 +83,15 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _checked("mse_loss", input, target, reduction)
     if weight is None:
         return _ops.mse_loss(input, target, reduction=reduction)
-    if weight.shape != input.shape:               # torch writes the weighted loss out, as here
+    return _weighted_loss((input - target) ** 2, input, weight, reduction)
+
+
+def _weighted_loss(per_entry, input, weight, reduction):
+    """A loss's entries times their weights, reduced: a weighted mean divides by the
+    weights' sum.  (torch writes the weighted losses out, as here.)"""
+    if weight.shape != input.shape:
         raise ValueError("Weights and input must have the same size.")
-    weighted = (input - target) ** 2 * weight
+    weighted = per_entry * weight
     if reduction == "none":
         return weighted
     return weighted.sum() if reduction == "sum" else weighted.sum() / weight.sum()
@@ -207,7 +213,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
         raise RuntimeError(mismatch)
     loss = (input - target).abs()
     if weight is not None:
-        loss = loss * weight
+        return _weighted_loss(loss, input, weight, reduction)
     return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
 
 
