@@ -15,7 +15,7 @@ each op's forward, VJP and JVP), ``engine.py`` (the backward walk) and ``inplace
 the walk).  The shell, built on the core's public
 names: ``creation``, ``devices``, ``tensor_functions`` (the ``al.*`` functions),
 ``methods`` (Tensor's methods, installed last), ``func``, ``autograd/``, ``nn/``,
-``optim``, ``viz`` (pictures) and ``widgets`` (explorers).
+``optim``, ``utils`` (datasets and loaders), ``viz`` (pictures) and ``widgets`` (explorers).
 """
 from . import dtypes as _dtypes
 from .creation import (DoubleTensor, FloatTensor, Generator, LongTensor, arange, as_tensor,
@@ -35,7 +35,7 @@ from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_m
                     set_grad_enabled)
 from .tensor import Tensor
 from . import methods as _methods  # noqa: F401  (installs Tensor's methods)
-from . import autograd, nn, optim  # noqa: E402
+from . import autograd, nn, optim, utils  # noqa: E402
 
 dtype = _dtypes.dtype
 float32 = float = _dtypes.float32

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import devices, dtypes, engine, inplace, ops, recording, tensor_functions as F, watch
+from . import creation, devices, dtypes, engine, inplace, ops, recording, tensor_functions as F, watch
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
 from .tensor import Tensor
 from .userframe import user_level
@@ -289,6 +289,13 @@ class TensorMethods:
     def equal(self, other):
         return F.equal(self, other)
 
+
+    # -- refilling with random numbers from the package's generator (nn.init uses these) ----
+    def normal_(self, mean=0, std=1, *, generator=None):
+        return self.copy_(creation.normal(mean, std, self.shape, generator=generator, dtype=self.dtype))
+
+    def uniform_(self, from_=0, to=1, *, generator=None):
+        return self.copy_(creation.rand(*self.shape, generator=generator, dtype=self.dtype) * (to - from_) + from_)
 
     def masked_fill(self, mask, value):
         v, key = inplace.masked_args(self, mask, value)

@@ -21,7 +21,7 @@ EXTRAS = {
     "autograd.once_differentiable": "torch.autograd.function.once_differentiable",
     "autograd.is_anomaly_enabled": "torch.is_anomaly_enabled",
 }
-NAMESPACES = ["", "autograd.", "autograd.functional.", "func.", "nn.", "nn.functional."]
+NAMESPACES = ["", "autograd.", "autograd.functional.", "func.", "nn.", "nn.functional.", "nn.init.", "utils.data."]
 
 
 def _public(module):

@@ -66,3 +66,73 @@ def test_adams_first_step_is_the_learning_rate_times_the_gradients_sign():
     (w * al.tensor([3.0, -0.5])).sum().backward()
     opt.step()
     assert np.allclose(w.tolist(), [0.99, -0.99])
+
+
+# -- convolution and pooling, against sums written out, and gradchecked ------------------------
+def test_conv2d_is_the_sum_over_each_window_written_out():
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal((2, 4, 5, 6)), rng.standard_normal((6, 2, 3, 2)), rng.standard_normal(6)
+    y = F.conv2d(al.tensor(x, requires_grad=True), al.tensor(w), al.tensor(b), stride=(2, 1), padding=1,
+                 dilation=(1, 2), groups=2)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    expected = np.zeros(y.shape)
+    for n, o, i, j in np.ndindex(*y.shape):
+        group = o // 3                                   # out channels 0-2 read in channels 0-1
+        window = xp[n, 2 * group:2 * group + 2, 2 * i:2 * i + 3, j:j + 3:2]
+        expected[n, o, i, j] = (window * w[o]).sum() + b[o]
+    assert y.grad_fn.name() == "ConvolutionBackward0" and np.allclose(y.detach().numpy(), expected)
+
+
+def test_pooling_picks_and_averages_each_window():
+    x = al.arange(16.0).reshape(1, 1, 4, 4)
+    y, indices = F.max_pool2d(x, 2, return_indices=True)
+    assert y.tolist() == [[[[5.0, 7.0], [13.0, 15.0]]]] and indices.tolist() == [[[[5, 7], [13, 15]]]]
+    assert F.avg_pool2d(x, 2).tolist() == [[[[2.5, 4.5], [10.5, 12.5]]]]
+    assert F.avg_pool2d(x, 3, 1, 1, count_include_pad=False)[0, 0, 0, 0].item() == 2.5   # (0+1+4+5)/4
+    assert F.adaptive_avg_pool2d(x, (1, 2)).tolist() == [[[[6.5, 8.5]]]]
+
+
+@pytest.mark.parametrize("layer", [
+    lambda x: F.conv2d(x, al.tensor(np.linspace(-1, 1, 12).reshape(2, 1, 2, 3)), None, 1, "valid", 1, 2),
+    lambda x: F.max_pool2d(x, 2, 1, 1, ceil_mode=True),
+    lambda x: F.avg_pool2d(x, (2, 3), 2, 1, True, False),
+    lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
+])
+def test_layers_pass_gradcheck_and_gradgradcheck(layer):
+    x = al.tensor(np.random.default_rng(1).permutation(40).reshape(1, 2, 4, 5) / 9.0, dtype=al.float64,
+                  requires_grad=True)
+    assert al.autograd.gradcheck(layer, (x,), check_forward_ad=True)
+    assert al.autograd.gradgradcheck(layer, (x,))
+
+
+def test_conv2d_layer_holds_torchs_parameters_and_prints_as_torch():
+    layer = al.nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2)
+    assert [(n, p.shape) for n, p in layer.named_parameters()] == [("weight", (6, 2, 3, 3)), ("bias", (6,))]
+    assert repr(layer) == "Conv2d(4, 6, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), groups=2)"
+    assert layer(al.ones(1, 4, 8, 8)).shape == (1, 6, 4, 4)
+
+
+# -- data loading and saving a model's state ---------------------------------------------------------
+def test_a_dataloader_batches_in_order_or_shuffled():
+    ds = al.utils.data.TensorDataset(al.arange(10.0).reshape(5, 2), al.arange(5))
+    loader = al.utils.data.DataLoader(ds, batch_size=2)
+    assert len(loader) == 3 and [y.tolist() for _, y in loader] == [[0, 1], [2, 3], [4]]
+    shuffled = al.utils.data.DataLoader(ds, batch_size=2, shuffle=True, drop_last=True)
+    al.manual_seed(0)
+    order = [y.tolist() for _, y in shuffled]
+    al.manual_seed(0)
+    assert len(order) == 2 and order == [y.tolist() for _, y in shuffled]
+
+
+def test_a_state_dict_round_trip():
+    al.manual_seed(0)
+    model = al.nn.Sequential(al.nn.Conv2d(1, 2, 3), al.nn.Flatten(), al.nn.Linear(8, 1))
+    state = model.state_dict()
+    assert list(state) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    other = al.nn.Sequential(al.nn.Conv2d(1, 2, 3), al.nn.Flatten(), al.nn.Linear(8, 1))
+    x = al.randn(3, 1, 4, 4)
+    assert not al.equal(other(x), model(x))
+    assert repr(other.load_state_dict(state)) == "<All keys matched successfully>"
+    assert al.equal(other(x), model(x))
+    with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: "extra"'):
+        other.load_state_dict({**state, "extra": al.zeros(1)})

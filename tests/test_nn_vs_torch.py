@@ -202,3 +202,176 @@ def test_zero_grad_sets_to_none_or_to_zeros_as_torch():
         assert w.grad.tolist() == [0.0, 0.0]
         optimizer.zero_grad()
         assert w.grad is None
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_l1_loss_matches_torch_in_value_gradient_and_grad_fn(reduction):
+    """(Its second derivative is zero: torch gives a ZeroTensor, which has no NumPy form.)"""
+    rng = np.random.default_rng(0)
+    values, t = rng.standard_normal((2, 3, 4))
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor(values, requires_grad=True)
+        loss = lib.nn.L1Loss(reduction=reduction)(x, lib.tensor(t))
+        loss.sum().backward()
+        results.append((loss.detach().numpy(), x.grad.numpy(), loss.grad_fn.name()))
+    (v, g, name), (tv, tg, tname) = results
+    assert np.allclose(v, tv) and np.allclose(g, tg) and name == tname
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_weighted_l1_loss_matches_torch(reduction):
+    rng = np.random.default_rng(1)
+    x, t, w = rng.standard_normal((3, 2, 3))
+    ours, theirs = (L.nn.functional.l1_loss(L.tensor(x), L.tensor(t), reduction=reduction, weight=L.tensor(w ** 2))
+                    for L in (al, torch))
+    assert np.allclose(ours.numpy(), theirs.numpy())
+
+
+# -- state_dict and load_state_dict ---------------------------------------------------------------
+def _net(nn):
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2))
+            self.head = nn.Linear(2 * 3 * 3, 3)
+            self.register_buffer("scale", nn.Parameter(nn.Linear(1, 1).weight.detach()[0] * 0 + 2).detach())
+            self.register_buffer("scratch", nn.Linear(1, 1).weight.detach()[0], persistent=False)
+
+        def forward(self, x):
+            return self.head(self.features(x).flatten(1)) * self.scale
+    return Net()
+
+
+def test_state_dict_names_and_orders_parameters_and_buffers_as_torch():
+    ours, theirs = _net(al.nn).state_dict(), _net(torch.nn).state_dict()
+    assert type(ours).__name__ == "OrderedDict"
+    assert [(k, tuple(v.shape)) for k, v in ours.items()] == [(k, tuple(v.shape)) for k, v in theirs.items()]
+    assert ours._metadata == theirs._metadata
+    assert not any(v.requires_grad for v in ours.values())
+    assert all(v.requires_grad for k, v in _net(al.nn).state_dict(keep_vars=True).items() if k != "scale")
+    assert list(_net(al.nn).state_dict(prefix="model.")) == list(_net(torch.nn).state_dict(prefix="model."))
+
+
+def test_a_state_dict_round_trip_reproduces_torchs_model():
+    theirs, ours = _net(torch.nn), _net(al.nn)
+    weights = ours.head.weight
+    loaded = ours.load_state_dict({k: al.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    assert repr(loaded) == "<All keys matched successfully>" and loaded.missing_keys == []
+    assert ours.head.weight is weights                     # copied into the same parameters
+    x = np.random.default_rng(0).standard_normal((2, 1, 8, 8)).astype(np.float32)
+    assert np.allclose(ours(al.tensor(x)).detach().numpy(), theirs(torch.tensor(x)).detach().numpy(), atol=1e-6)
+    again = _net(al.nn)
+    again.load_state_dict(ours.state_dict())
+    assert np.array_equal(again(al.tensor(x)).detach().numpy(), ours(al.tensor(x)).detach().numpy())
+
+
+def test_a_state_dict_shares_memory_and_assign_replaces_parameters_as_torch():
+    for lib in (al, torch):
+        layer = lib.nn.Linear(2, 1)
+        saved = layer.state_dict()
+        with lib.no_grad():
+            layer.weight.mul_(0)
+        assert saved["weight"].abs().sum().item() == 0     # (detached, not copied)
+        new = {"weight": lib.ones(1, 2), "bias": lib.zeros(1)}
+        layer.load_state_dict(new, assign=True)
+        assert isinstance(layer.weight, lib.nn.Parameter) and layer.weight.requires_grad
+        assert layer.weight.tolist() == [[1.0, 1.0]]
+
+
+def _wrong_state(L, change):
+    net = _net(L.nn)
+    state = dict(net.state_dict())
+    change(state, L)
+    return net.load_state_dict(state)
+
+
+LOAD_CASES = {
+    "a missing key": lambda s, L: s.pop("head.bias"),
+    "an unexpected key": lambda s, L: s.update({"head.extra": L.zeros(1), "other": L.zeros(1)}),
+    "a size mismatch": lambda s, L: s.update({"features.0.weight": L.zeros(2, 1, 2, 2)}),
+    "all three": lambda s, L: (s.pop("scale"), s.update({"x": L.zeros(1), "head.weight": L.zeros(1)})),
+    "not a tensor": lambda s, L: s.update({"head.bias": [0.0, 0.0, 0.0]}),
+}
+
+
+@pytest.mark.parametrize("case", list(LOAD_CASES))
+def test_load_state_dict_refuses_with_torchs_words(case):
+    ours = error_of(lambda: _wrong_state(al, LOAD_CASES[case]))
+    theirs = error_of(lambda: _wrong_state(torch, LOAD_CASES[case]))
+    assert theirs[0] is not None and ours == theirs
+
+
+def test_load_state_dict_not_strict_returns_the_keys_as_torch():
+    def load(L):
+        net = _net(L.nn)
+        state = dict(net.state_dict())
+        state.pop("head.bias")
+        state["features.9.weight"] = L.zeros(1)
+        return net.load_state_dict(state, strict=False)
+    assert repr(load(al)) == repr(load(torch))
+    assert error_of(lambda: al.nn.Linear(1, 1).load_state_dict([1])) == \
+        error_of(lambda: torch.nn.Linear(1, 1).load_state_dict([1]))
+
+
+BUFFER_REFUSALS = {
+    "a name taken": lambda L, m: m.register_buffer("lin", L.zeros(1)),
+    "a dotted name": lambda L, m: m.register_buffer("a.b", L.zeros(1)),
+    "an empty name": lambda L, m: m.register_buffer("", L.zeros(1)),
+    "not a tensor": lambda L, m: m.register_buffer("z", 3),
+    "assigning a number": lambda L, m: setattr(m, "running", 3),
+}
+
+
+@pytest.mark.parametrize("case", list(BUFFER_REFUSALS))
+def test_buffers_refuse_as_torch(case):
+    def attempt(L):
+        m = L.nn.Module()
+        m.lin = L.nn.Linear(1, 1)
+        m.register_buffer("running", L.zeros(2))
+        BUFFER_REFUSALS[case](L, m)
+    ours, theirs = error_of(lambda: attempt(al)), error_of(lambda: attempt(torch))
+    assert theirs[0] is not None and ours == theirs
+
+
+def test_buffers_are_listed_moved_and_reassigned_as_torchs():
+    for lib in (al, torch):
+        net = _net(lib.nn)
+        assert [n for n, _ in net.named_buffers()] == ["scale", "scratch"]
+        net.scale = lib.ones(1)
+        assert net.scale.tolist() == [1.0] and "scale" in dict(net.named_buffers())
+        net.double()
+        assert all(b.dtype == lib.float64 for b in net.buffers())
+        del net.scale
+        assert "scale" not in net.state_dict()
+
+
+# -- nn.init -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("scheme, bound_or_std", [
+    ("xavier_uniform_", lambda fi, fo: np.sqrt(6 / (fi + fo))),
+    ("kaiming_uniform_", lambda fi, fo: np.sqrt(2) * np.sqrt(3 / fi)),
+    ("xavier_normal_", lambda fi, fo: np.sqrt(2 / (fi + fo))),
+    ("kaiming_normal_", lambda fi, fo: np.sqrt(2) / np.sqrt(fi)),
+])
+def test_init_schemes_scale_as_torchs(scheme, bound_or_std):
+    al.manual_seed(0)
+    w = al.nn.Parameter(al.empty(64, 16, 3, 3))
+    assert getattr(al.nn.init, scheme)(w) is w and w.grad_fn is None and w.requires_grad
+    expected = bound_or_std(16 * 9, 64 * 9)
+    values = w.detach().numpy()
+    if "uniform" in scheme:
+        assert np.abs(values).max() <= expected and np.abs(values).max() > 0.95 * expected
+    else:
+        assert abs(values.std() / expected - 1) < 0.05
+
+
+def test_init_gains_and_refusals_are_torchs():
+    for args in [("relu",), ("tanh",), ("leaky_relu",), ("leaky_relu", 0.2), ("selu",), ("conv2d",), ("sigmoid",)]:
+        assert al.nn.init.calculate_gain(*args) == torch.nn.init.calculate_gain(*args)
+    for call in [lambda L: L.nn.init.xavier_uniform_(L.zeros(3)),
+                 lambda L: L.nn.init.kaiming_uniform_(L.zeros(3, 3), mode="x"),
+                 lambda L: L.nn.init.calculate_gain("foo"),
+                 lambda L: L.nn.init.calculate_gain("leaky_relu", "a")]:
+        assert error_of(lambda: call(al)) == error_of(lambda: call(torch))
+    w = al.ones(2, 2)
+    assert al.nn.init.zeros_(w).tolist() == [[0, 0], [0, 0]] and al.nn.init.constant_(w, 3)[0, 0].item() == 3

@@ -839,3 +839,475 @@ with torch.inference_mode():
     accuracy = ((model(X) > 0.5).float() == y).float().mean()
 print(accuracy.item(), accuracy.is_inference())
 """)
+
+# -- PyTorch: the 60-minute blitz, "Neural Networks" (LeNet on one random 32x32 image) --------
+lenet = snippet("Neural Networks (blitz)")
+_LENET_TRAINING = """
+net = Net()
+print(net)
+params = list(net.parameters())
+print(len(params))
+print(params[0].size())  # conv1's .weight
+input = torch.randn(1, 1, 32, 32)
+out = net(input)
+print(out)
+net.zero_grad()
+out.backward(torch.randn(1, 10))
+output = net(input)
+target = torch.randn(10)  # a dummy target, for example
+target = target.view(1, -1)  # make it the same shape as output
+criterion = nn.MSELoss()
+loss = criterion(output, target)
+print(loss)
+print(loss.grad_fn)  # MSELoss
+print(loss.grad_fn.next_functions[0][0])  # Linear
+print(loss.grad_fn.next_functions[0][0].next_functions[0][0])  # ReLU
+net.zero_grad()     # zeroes the gradient buffers of all parameters
+print('conv1.bias.grad before backward')
+print(net.conv1.bias.grad)
+loss.backward()
+print('conv1.bias.grad after backward')
+print(net.conv1.bias.grad)
+learning_rate = 0.01
+for f in net.parameters():
+    f.data.sub_(f.grad.data * learning_rate)
+import torch.optim as optim
+optimizer = optim.SGD(net.parameters(), lr=0.01)
+optimizer.zero_grad()   # zero the gradient buffers
+output = net(input)
+loss = criterion(output, target)
+loss.backward()
+optimizer.step()    # Does the update
+print(criterion(net(input), target))
+"""
+# the earlier edition: max_pool2d on a (2, 2) window, and a view to flatten
+lenet("""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class Net(nn.Module):
+    def __init__(self):
+        super(Net, self).__init__()
+        # 1 input image channel, 6 output channels, 5x5 square convolution kernel
+        self.conv1 = nn.Conv2d(1, 6, 5)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        # an affine operation: y = Wx + b
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 84)
+        self.fc3 = nn.Linear(84, 10)
+    def forward(self, x):
+        # Max pooling over a (2, 2) window
+        x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
+        # If the size is a square you can only specify a single number
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = x.view(-1, self.num_flat_features(x))
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        x = self.fc3(x)
+        return x
+    def num_flat_features(self, x):
+        size = x.size()[1:]  # all dimensions except the batch dimension
+        num_features = 1
+        for s in size:
+            num_features *= s
+        return num_features
+""" + _LENET_TRAINING)
+# the current edition: named layers C1..F6, and torch.flatten
+lenet("""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class Net(nn.Module):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)  # 5*5 from image dimension
+        self.fc2 = nn.Linear(120, 84)
+        self.fc3 = nn.Linear(84, 10)
+    def forward(self, input):
+        c1 = F.relu(self.conv1(input))
+        s2 = F.max_pool2d(c1, (2, 2))
+        c3 = F.relu(self.conv2(s2))
+        s4 = F.max_pool2d(c3, 2)
+        s4 = torch.flatten(s4, 1)
+        f5 = F.relu(self.fc1(s4))
+        f6 = F.relu(self.fc2(f5))
+        output = self.fc3(f6)
+        return output
+""" + _LENET_TRAINING)
+
+# -- PyTorch: "What is torch.nn really?" -------------------------------------------------------
+# Its data is MNIST, downloaded; here a small stand-in of the same shapes (28x28 "images"
+# as rows of 784 floats in [0, 1), and labels a fixed linear map picks), made by NumPy.
+_MNIST_STAND_IN = """
+import numpy as np
+rng = np.random.default_rng(0)
+x_train = rng.random((192, 784), dtype=np.float32)
+x_valid = rng.random((96, 784), dtype=np.float32)
+projection = rng.standard_normal((784, 10)).astype(np.float32)
+y_train, y_valid = (x_train @ projection).argmax(1), (x_valid @ projection).argmax(1)
+import torch
+x_train, y_train, x_valid, y_valid = map(
+    torch.tensor, (x_train, y_train, x_valid, y_valid)
+)
+n, c = x_train.shape
+import math
+bs = 64  # batch size
+lr = 0.5  # learning rate
+epochs = 2  # how many epochs to train for
+"""
+nn_really = snippet("What is torch.nn really?")
+nn_really(_MNIST_STAND_IN + """
+print(x_train, y_train)
+print(x_train.shape)
+print(y_train.min(), y_train.max())
+weights = torch.randn(784, 10) / math.sqrt(784)
+weights.requires_grad_()
+bias = torch.zeros(10, requires_grad=True)
+def log_softmax(x):
+    return x - x.exp().sum(-1).log().unsqueeze(-1)
+def model(xb):
+    return log_softmax(xb @ weights + bias)
+xb = x_train[0:bs]  # a mini-batch from x
+preds = model(xb)  # predictions
+print(preds[0], preds.shape)
+def nll(input, target):
+    return -input[range(target.shape[0]), target].mean()
+loss_func = nll
+yb = y_train[0:bs]
+print(loss_func(preds, yb))
+def accuracy(out, yb):
+    preds = torch.argmax(out, dim=1)
+    return (preds == yb).float().mean()
+print(accuracy(preds, yb))
+for epoch in range(epochs):
+    for i in range((n - 1) // bs + 1):
+        start_i = i * bs
+        end_i = start_i + bs
+        xb = x_train[start_i:end_i]
+        yb = y_train[start_i:end_i]
+        pred = model(xb)
+        loss = loss_func(pred, yb)
+        loss.backward()
+        with torch.no_grad():
+            weights -= weights.grad * lr
+            bias -= bias.grad * lr
+            weights.grad.zero_()
+            bias.grad.zero_()
+print(loss_func(model(xb), yb), accuracy(model(xb), yb))
+""")
+nn_really(_MNIST_STAND_IN + """
+import torch.nn.functional as F
+from torch import nn
+loss_func = F.cross_entropy
+xb, yb = x_train[0:bs], y_train[0:bs]
+class Mnist_Logistic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weights = nn.Parameter(torch.randn(784, 10) / math.sqrt(784))
+        self.bias = nn.Parameter(torch.zeros(10))
+    def forward(self, xb):
+        return xb @ self.weights + self.bias
+model = Mnist_Logistic()
+print(loss_func(model(xb), yb))
+def fit():
+    for epoch in range(epochs):
+        for i in range((n - 1) // bs + 1):
+            start_i = i * bs
+            end_i = start_i + bs
+            xb = x_train[start_i:end_i]
+            yb = y_train[start_i:end_i]
+            pred = model(xb)
+            loss = loss_func(pred, yb)
+            loss.backward()
+            with torch.no_grad():
+                for p in model.parameters():
+                    p -= p.grad * lr
+                model.zero_grad()
+fit()
+print(loss_func(model(xb), yb))
+class Mnist_Logistic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(784, 10)
+    def forward(self, xb):
+        return self.lin(xb)
+model = Mnist_Logistic()
+print(loss_func(model(xb), yb))
+fit()
+print(loss_func(model(xb), yb))
+from torch import optim
+def get_model():
+    model = Mnist_Logistic()
+    return model, optim.SGD(model.parameters(), lr=lr)
+model, opt = get_model()
+print(loss_func(model(xb), yb))
+for epoch in range(epochs):
+    for i in range((n - 1) // bs + 1):
+        start_i = i * bs
+        end_i = start_i + bs
+        xb = x_train[start_i:end_i]
+        yb = y_train[start_i:end_i]
+        pred = model(xb)
+        loss = loss_func(pred, yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+print(loss_func(model(xb), yb))
+from torch.utils.data import TensorDataset
+train_ds = TensorDataset(x_train, y_train)
+model, opt = get_model()
+for epoch in range(epochs):
+    for i in range((n - 1) // bs + 1):
+        xb, yb = train_ds[i * bs: i * bs + bs]
+        pred = model(xb)
+        loss = loss_func(pred, yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+print(loss_func(model(xb), yb))
+from torch.utils.data import DataLoader
+train_dl = DataLoader(train_ds, batch_size=bs)
+model, opt = get_model()
+for epoch in range(epochs):
+    for xb, yb in train_dl:
+        pred = model(xb)
+        loss = loss_func(pred, yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+print(loss_func(model(xb), yb))
+train_dl = DataLoader(train_ds, batch_size=bs, shuffle=True)
+valid_ds = TensorDataset(x_valid, y_valid)
+valid_dl = DataLoader(valid_ds, batch_size=bs * 2)
+model, opt = get_model()
+for epoch in range(epochs):
+    model.train()
+    for xb, yb in train_dl:
+        pred = model(xb)
+        loss = loss_func(pred, yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    model.eval()
+    with torch.no_grad():
+        valid_loss = sum(loss_func(model(xb), yb) for xb, yb in valid_dl)
+    print(epoch, valid_loss / len(valid_dl))
+""")
+_NN_REALLY_FIT = """
+import torch.nn.functional as F
+from torch import nn, optim
+from torch.utils.data import DataLoader, TensorDataset
+loss_func = F.cross_entropy
+train_ds = TensorDataset(x_train, y_train)
+valid_ds = TensorDataset(x_valid, y_valid)
+def loss_batch(model, loss_func, xb, yb, opt=None):
+    loss = loss_func(model(xb), yb)
+    if opt is not None:
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    return loss.item(), len(xb)
+def fit(epochs, model, loss_func, opt, train_dl, valid_dl):
+    for epoch in range(epochs):
+        model.train()
+        for xb, yb in train_dl:
+            loss_batch(model, loss_func, xb, yb, opt)
+        model.eval()
+        with torch.no_grad():
+            losses, nums = zip(
+                *[loss_batch(model, loss_func, xb, yb) for xb, yb in valid_dl]
+            )
+        val_loss = np.sum(np.multiply(losses, nums)) / np.sum(nums)
+        print(epoch, val_loss)
+def get_data(train_ds, valid_ds, bs):
+    return (
+        DataLoader(train_ds, batch_size=bs, shuffle=True),
+        DataLoader(valid_ds, batch_size=bs * 2),
+    )
+class Lambda(nn.Module):
+    def __init__(self, func):
+        super().__init__()
+        self.func = func
+    def forward(self, x):
+        return self.func(x)
+"""
+nn_really(_MNIST_STAND_IN + _NN_REALLY_FIT + """
+class Mnist_Logistic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(784, 10)
+    def forward(self, xb):
+        return self.lin(xb)
+def get_model():
+    model = Mnist_Logistic()
+    return model, optim.SGD(model.parameters(), lr=lr)
+train_dl, valid_dl = get_data(train_ds, valid_ds, bs)
+model, opt = get_model()
+fit(epochs, model, loss_func, opt, train_dl, valid_dl)
+class Mnist_CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 16, kernel_size=3, stride=2, padding=1)
+        self.conv2 = nn.Conv2d(16, 16, kernel_size=3, stride=2, padding=1)
+        self.conv3 = nn.Conv2d(16, 10, kernel_size=3, stride=2, padding=1)
+    def forward(self, xb):
+        xb = xb.view(-1, 1, 28, 28)
+        xb = F.relu(self.conv1(xb))
+        xb = F.relu(self.conv2(xb))
+        xb = F.relu(self.conv3(xb))
+        xb = F.avg_pool2d(xb, 4)
+        return xb.view(-1, xb.size(1))
+lr = 0.1
+model = Mnist_CNN()
+opt = optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+fit(epochs, model, loss_func, opt, train_dl, valid_dl)
+""")
+nn_really(_MNIST_STAND_IN + _NN_REALLY_FIT + """
+lr = 0.1
+train_dl, valid_dl = get_data(train_ds, valid_ds, bs)
+def preprocess(x):
+    return x.view(-1, 1, 28, 28)
+model = nn.Sequential(
+    Lambda(preprocess),
+    nn.Conv2d(1, 16, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.Conv2d(16, 16, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.Conv2d(16, 10, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.AvgPool2d(4),
+    Lambda(lambda x: x.view(x.size(0), -1)),
+)
+opt = optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+fit(epochs, model, loss_func, opt, train_dl, valid_dl)
+print(model)
+""")
+nn_really(_MNIST_STAND_IN + _NN_REALLY_FIT + """
+lr = 0.1
+def preprocess(x, y):
+    return x.view(-1, 1, 28, 28), y
+class WrappedDataLoader:
+    def __init__(self, dl, func):
+        self.dl = dl
+        self.func = func
+    def __len__(self):
+        return len(self.dl)
+    def __iter__(self):
+        for b in self.dl:
+            yield (self.func(*b))
+train_dl, valid_dl = get_data(train_ds, valid_ds, bs)
+train_dl = WrappedDataLoader(train_dl, preprocess)
+valid_dl = WrappedDataLoader(valid_dl, preprocess)
+model = nn.Sequential(
+    nn.Conv2d(1, 16, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.Conv2d(16, 16, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.Conv2d(16, 10, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1),
+    Lambda(lambda x: x.view(x.size(0), -1)),
+)
+opt = optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+fit(epochs, model, loss_func, opt, train_dl, valid_dl)
+dev = torch.device(
+    "cuda") if torch.cuda.is_available() else torch.device("cpu")
+def preprocess(x, y):
+    return x.view(-1, 1, 28, 28).to(dev), y.to(dev)
+train_dl, valid_dl = get_data(train_ds, valid_ds, bs)
+train_dl = WrappedDataLoader(train_dl, preprocess)
+valid_dl = WrappedDataLoader(valid_dl, preprocess)
+model.to(dev)
+opt = optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+fit(epochs, model, loss_func, opt, train_dl, valid_dl)
+""")
+
+# -- d2l.ai: "Concise Implementation of Linear Regression" ------------------------------------
+d2l_concise = snippet("d2l concise linear regression")
+d2l_concise("""
+import numpy as np
+import torch
+from torch.utils import data
+def synthetic_data(w, b, num_examples):  # d2l.synthetic_data
+    X = torch.normal(0, 1, (num_examples, len(w)))
+    y = torch.matmul(X, w) + b
+    y += torch.normal(0, 0.01, y.shape)
+    return X, y.reshape((-1, 1))
+true_w = torch.tensor([2, -3.4])
+true_b = 4.2
+features, labels = synthetic_data(true_w, true_b, 300)
+def load_array(data_arrays, batch_size, is_train=True):
+    dataset = data.TensorDataset(*data_arrays)
+    return data.DataLoader(dataset, batch_size, shuffle=is_train)
+batch_size = 10
+data_iter = load_array((features, labels), batch_size)
+print(next(iter(data_iter)))
+from torch import nn
+net = nn.Sequential(nn.Linear(2, 1))
+net[0].weight.data.normal_(0, 0.01)
+net[0].bias.data.fill_(0)
+loss = nn.MSELoss()
+trainer = torch.optim.SGD(net.parameters(), lr=0.03)
+num_epochs = 3
+for epoch in range(num_epochs):
+    for X, y in data_iter:
+        l = loss(net(X) ,y)
+        trainer.zero_grad()
+        l.backward()
+        trainer.step()
+    l = loss(net(features), labels)
+    print(f'epoch {epoch + 1}, loss {l:f}')
+w = net[0].weight.data
+print('error in estimating w:', true_w - w.reshape(true_w.shape))
+b = net[0].bias.data
+print('error in estimating b:', true_b - b)
+""")
+
+# -- saving and loading a model's state (the "Saving and Loading Models" recipe, in memory) ------
+saving = snippet("Saving and Loading Models")
+saving("""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+class TheModelClass(nn.Module):
+    def __init__(self):
+        super(TheModelClass, self).__init__()
+        self.conv1 = nn.Conv2d(3, 6, 5)
+        self.pool = nn.MaxPool2d(2, 2)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 84)
+        self.fc3 = nn.Linear(84, 10)
+    def forward(self, x):
+        x = self.pool(F.relu(self.conv1(x)))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = x.view(-1, 16 * 5 * 5)
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        x = self.fc3(x)
+        return x
+model = TheModelClass()
+print("Model's state_dict:")
+for param_tensor in model.state_dict():
+    print(param_tensor, "\\t", model.state_dict()[param_tensor].size())
+state = model.state_dict()
+x = torch.randn(2, 3, 32, 32)
+before = model(x)
+model2 = TheModelClass()
+print(torch.equal(model2(x), before))
+print(model2.load_state_dict(state))
+model2.eval()
+print(torch.equal(model2(x), before))
+state.pop("fc3.bias")
+try:
+    model2.load_state_dict(state)
+except RuntimeError as e:
+    print(e)
+print(model2.load_state_dict(state, strict=False))
+""")
+
+# snippets that need what another branch adds (the name of the missing function)
+NEEDS = {"Neural Networks (blitz) #2": "flatten"}

@@ -1,0 +1,283 @@
+"""Rows of the rules table for nn's layers -- linear, convolution and pooling: NumPy
+forwards with no Python loop over pixels, and their VJP and JVP rules.  (They live beside
+``ops.py``, built on the same :class:`~autograd_lab.recording.Op`.)
+
+A linear layer on a batch of rows is one row, addmm: bias + input @ weightᵀ, as torch
+records it (AddmmBackward0).
+
+A convolution reads every window of the input at once: ``sliding_window_view`` gives a
+view of shape (..., C, Ho, Wo, kh, kw) without copying, and one matrix product with the
+weights turns the windows into the output (im2col).  Its rules are two more rows of the
+table, for the gradient with respect to the input (the products spread back over the
+windows: one strided add per kernel position, kh * kw of them) and to the weight (windows
+times gradient, one matrix product).  Convolution is linear in the input and in the
+weight, so these three rows are each other's derivatives, and second derivatives come out
+of the same table -- as torch's ConvolutionBackwardBackward0.
+
+Pooling is linear in its input too (max pooling once the winners are chosen): each
+pooling has a row for the forward and a row for its adjoint, each the other's VJP.
+
+Rules index axes from the end (the rules table's convention, see ``ops.py``): inputs and
+gradients may carry extra leading dimensions, one per batched seed or tangent.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from ..recording import Op
+from ..tensor import Tensor
+from .. import ops
+
+windows_of = np.lib.stride_tricks.sliding_window_view
+
+# What a convolution's three rows share: stride, padding as ((top, bottom), (left,
+# right)), dilation and groups, and the sizes of the input (H, W) and kernel (kh, kw).
+Geometry = namedtuple("Geometry", "stride padding dilation groups size kernel")
+
+
+def windows(x, geo, fill=0):
+    """Every window of ``x`` (..., H, W), padded with ``fill``: a view (..., Ho, Wo, kh, kw)."""
+    (top, bottom), (left, right) = geo.padding
+    if top or bottom or left or right:
+        x = np.pad(x, [(0, 0)] * (x.ndim - 2) + [(top, bottom), (left, right)], constant_values=fill)
+    (kh, kw), (dh, dw), (sh, sw) = geo.kernel, geo.dilation, geo.stride
+    view = windows_of(x, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(-2, -1))
+    return view[..., ::sh, ::sw, ::dh, ::dw]
+
+
+def spread(cols, geo, dtype):
+    """The adjoint of :func:`windows`: add each window's entries (cols: (..., kh, kw, Ho,
+    Wo)) back where they were read, and drop the padding.  One strided add per kernel
+    position, each covering every window."""
+    (top, bottom), (left, right) = geo.padding
+    (H, W), (kh, kw), (dh, dw), (sh, sw) = geo.size, geo.kernel, geo.dilation, geo.stride
+    Ho, Wo = cols.shape[-2:]
+    out = np.zeros(cols.shape[:-4] + (H + top + bottom, W + left + right), dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[..., i * dh:i * dh + sh * (Ho - 1) + 1:sh, j * dw:j * dw + sw * (Wo - 1) + 1:sw] += cols[..., i, j, :, :]
+    return out[..., top:top + H, left:left + W]
+
+
+def _lead(a, core):
+    return a.shape[:a.ndim - core]
+
+
+def _with_batch_axis(w, core):
+    """A weight with leading (batch) dimensions gets an axis of 1 for the input's batch N,
+    so that matmul pairs its batch with the input's."""
+    return w.reshape(_lead(w, core) + (1,) + w.shape[w.ndim - core:]) if w.ndim > core else w
+
+
+# -- linear: bias + mat1 @ mat2 in one row ------------------------------------------------------
+def _addmm_row(saves):
+    return Op("AddmmBackward0", lambda b, m1, m2: ops.matmul(m1, m2) + b,
+              vjp=(lambda g, y, b, m1, m2: g,             # (the walk sums it to b's shape)
+                   lambda g, y, b, m1, m2: g @ m2.mT,
+                   lambda g, y, b, m1, m2: m1.mT @ g),
+              jvp=(lambda t, y, b, m1, m2: _spread_bias(t, b),
+                   lambda t, y, b, m1, m2: t @ m2,
+                   lambda t, y, b, m1, m2: m1 @ t),
+              saves=saves)
+
+
+def _spread_bias(t, b):
+    """b's tangent, with any batch of tangents in front of the rows b is added to."""
+    lead = t.ndim - b.ndim
+    return ops.reshape(t, shape=t.shape[:lead] + (1,) * (2 - b.ndim) + t.shape[lead:]) if lead else t
+
+
+# torch saves mat1 only where mat2 gets a gradient, and mat2 only where mat1 does (so a
+# frozen layer's weight may change in place before the backward): one row per case, by
+# (mat1 requires grad, mat2 requires grad)
+addmm_rows = {(True, True): _addmm_row((1, 2)), (True, False): _addmm_row((2,)),
+              (False, True): _addmm_row((1,)), (False, False): _addmm_row(False)}
+
+
+def addmm(b, m1, m2):
+    """bias + m1 @ m2, recorded as one AddmmBackward0 node."""
+    return addmm_rows[m1.requires_grad, m2.requires_grad](b, m1, m2)
+
+
+# -- convolution ------------------------------------------------------------------------------
+def _conv_forward(x, w, b=None, *, geo):
+    """im2col: the windows as rows, times the weights as columns, per group."""
+    G = geo.groups
+    win = windows(x, geo)                                 # (..., N, C, Ho, Wo, kh, kw)
+    *lead, C, Ho, Wo, kh, kw = win.shape
+    cols = win.reshape(*lead, G, C // G, Ho * Wo, kh, kw)  # (a copy: the windows overlap)
+    cols = np.moveaxis(cols, -3, -4).reshape(*lead, G, Ho * Wo, C // G * kh * kw)
+    O = w.shape[-4]
+    wm = w.reshape(_lead(w, 4) + (G, O // G, C // G * kh * kw)).swapaxes(-1, -2)    # (..., G, K, O/G)
+    out = cols @ _with_batch_axis(wm, 3)                  # (..., N, G, Ho*Wo, O/G)
+    out = out.swapaxes(-1, -2).reshape(out.shape[:-3] + (O, Ho, Wo))
+    if b is not None:
+        out = out + b.reshape(_lead(b, 1) + (1,) * (b.ndim > 1) + (O, 1, 1))
+    return out
+
+
+def _conv_input_grad(g, w, *, geo):
+    """d(conv)/d(input) applied to g: each output's gradient times the weights, spread
+    back over the window it read."""
+    G, (kh, kw), Cg = geo.groups, geo.kernel, w.shape[-3]
+    *lead, O, Ho, Wo = g.shape
+    gm = g.reshape(*lead, G, O // G, Ho * Wo).swapaxes(-1, -2)          # (..., N, G, HW, O/G)
+    wm = w.reshape(_lead(w, 4) + (G, O // G, Cg * kh * kw))            # (..., G, O/G, K)
+    cols = gm @ _with_batch_axis(wm, 3)                   # (..., N, G, HW, C/G*kh*kw)
+    cols = cols.reshape(cols.shape[:-2] + (Ho, Wo, Cg, kh, kw))
+    cols = np.moveaxis(cols, (-5, -4), (-2, -1))          # (..., N, G, C/G, kh, kw, Ho, Wo)
+    cols = cols.reshape(cols.shape[:-6] + (G * Cg, kh, kw, Ho, Wo))
+    return spread(cols, geo, np.result_type(g, w))
+
+
+def _conv_weight_grad(x, g, *, geo):
+    """d(conv)/d(weight) applied to g: windows times gradients, summed over the batch
+    and the output positions -- one matrix product per group."""
+    G, (kh, kw) = geo.groups, geo.kernel
+    win = windows(x, geo)                                 # (..., N, C, Ho, Wo, kh, kw)
+    *lead, N, C, Ho, Wo, _, _ = win.shape
+    cols = win.reshape(*lead, N, G, C // G, Ho * Wo, kh * kw)
+    n = len(lead)                                         # -> (..., G, N, HW, C/G, kh*kw)
+    cols = cols.transpose(*range(n), n + 1, n, n + 3, n + 2, n + 4)
+    cols = cols.reshape(*lead, G, N * Ho * Wo, C // G * kh * kw)
+    O = g.shape[-3]
+    gm = g.reshape(_lead(g, 4) + (N, G, O // G, Ho * Wo))
+    gm = np.moveaxis(gm, -4, -2).reshape(_lead(g, 4) + (G, O // G, N * Ho * Wo))
+    out = gm @ cols                                       # (..., G, O/G, C/G*kh*kw)
+    return out.reshape(out.shape[:-3] + (O, C // G, kh, kw))
+
+
+def _bias_grad(g):
+    return ops.sum(g, dim=(-4, -2, -1))
+
+
+def _bias_tangent(t, y):
+    return ops.reshape(t, shape=t.shape[:-1] + (1,) * (t.ndim > 1) + (t.shape[-1], 1, 1))
+
+
+# The three rows: conv2d, and the two halves of its derivative, each bilinear, so that the
+# derivative of each is made of the three (<gg, input_grad(g, w)> = <conv2d(gg, w), g>, ...)
+conv2d = Op("ConvolutionBackward0", _conv_forward,
+            vjp=(lambda g, y, x, w, b=None, *, geo: conv2d_input_grad(g, w, geo=geo),
+                 lambda g, y, x, w, b=None, *, geo: conv2d_weight_grad(x, g, geo=geo),
+                 lambda g, y, x, w, b=None, *, geo: _bias_grad(g)),
+            jvp=(lambda t, y, x, w, b=None, *, geo: conv2d(t, w, None, geo=geo),
+                 lambda t, y, x, w, b=None, *, geo: conv2d(x, t, None, geo=geo),
+                 lambda t, y, x, w, b=None, *, geo: _bias_tangent(t, y)),
+            saves="inputs")
+
+conv2d_input_grad = Op("ConvolutionBackwardBackward0", _conv_input_grad,
+                       vjp=(lambda gg, y, g, w, *, geo: conv2d(gg, w, None, geo=geo),
+                            lambda gg, y, g, w, *, geo: conv2d_weight_grad(gg, g, geo=geo)),
+                       jvp=(lambda t, y, g, w, *, geo: conv2d_input_grad(t, w, geo=geo),
+                            lambda t, y, g, w, *, geo: conv2d_input_grad(g, t, geo=geo)),
+                       saves="others")
+
+conv2d_weight_grad = Op("ConvolutionBackwardBackward0", _conv_weight_grad,
+                        vjp=(lambda ww, y, x, g, *, geo: conv2d_input_grad(g, ww, geo=geo),
+                             lambda ww, y, x, g, *, geo: conv2d(x, ww, None, geo=geo)),
+                        jvp=(lambda t, y, x, g, *, geo: conv2d_weight_grad(t, g, geo=geo),
+                             lambda t, y, x, g, *, geo: conv2d_weight_grad(x, t, geo=geo)),
+                        saves="others")
+
+
+# -- pooling: a linear map and its adjoint, each the other's derivative -----------------------
+def _linear_pair(name, forward, adjoint, saves):
+    """Rows for a map linear in its one input, ``forward(x, **params)``, and its adjoint
+    ``adjoint(g, **params)`` (the VJP): each row's rules are the other row.  The adjoint's
+    row takes x too, as torch's backward of a pooling does (so that a gradient recorded
+    with create_graph=True depends on x, with a derivative of zeros)."""
+    there = Op(name, forward,
+               vjp=(lambda g, y, x, **p: back(g, x, **p),),
+               jvp=(lambda t, y, x, **p: there(t, **p),),
+               saves=saves)
+    back = Op(name.replace("Backward0", "BackwardBackward0"), lambda g, x, **p: adjoint(g, **p),
+              vjp=(lambda gg, y, g, x, **p: there(gg, **p),
+                   lambda gg, y, g, x, **p: _zeros(gg)),       # (y, gg and x: x's shape)
+              jvp=(lambda t, y, g, x, **p: back(t, x, **p),
+                   lambda t, y, g, x, **p: _zeros(t)),
+              saves=False)
+    return there, back
+
+
+def _zeros(like):
+    data = like._data if isinstance(like, Tensor) else like
+    return np.zeros(data.shape, data.dtype)
+
+
+def _pick(x, *, index, size):
+    """The entries of x (..., C, H, W) at ``index`` (N, C, Ho, Wo: positions h * W + w)."""
+    flat, picks = x.reshape(x.shape[:-2] + (size[0] * size[1],)), index.shape[-2] * index.shape[-1]
+    at = np.broadcast_to(index.reshape(index.shape[:-2] + (picks,)), flat.shape[:-1] + (picks,))
+    return np.take_along_axis(flat, at, -1).reshape(x.shape[:-2] + index.shape[-2:])
+
+
+def _put(g, *, index, size):
+    """The adjoint of _pick: each gradient added at the entry it picked (two windows can
+    pick the same entry), in an input-shaped array of zeros."""
+    H, W = size
+    rows = int(np.prod(g.shape[:-2]))
+    per_row = g.shape[-2] * g.shape[-1]
+    at = np.broadcast_to(index, g.shape).reshape(rows, per_row) + (np.arange(rows) * (H * W))[:, None]
+    total = np.bincount(at.ravel(), weights=g.reshape(rows, per_row).ravel(), minlength=rows * H * W)
+    return total.astype(g.dtype, copy=False).reshape(g.shape[:-2] + (H, W))
+
+
+# max pooling picks the winners first (max_pool_index); this pair moves numbers and gradients
+max_pool2d, max_pool2d_backward = _linear_pair("MaxPool2DWithIndicesBackward0", _pick, _put, "inputs")
+
+
+def max_pool_index(x, geo):
+    """Where each window's maximum is, as torch's indices (h * W + w in the unpadded input):
+    the first maximum in the window, or its last NaN; padding never wins."""
+    H, W = geo.size
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min if x.dtype.kind in "iu" else False
+    win = windows(x, geo, fill)
+    size = geo.kernel[0] * geo.kernel[1]
+    win = win.reshape(win.shape[:-2] + (size,))
+    positions = windows(np.arange(H * W).reshape(H, W), geo, -1)
+    positions = positions.reshape(positions.shape[:-2] + (size,))
+    k = win.argmax(-1) if win.size else np.zeros(win.shape[:-1], np.intp)
+    if x.dtype.kind == "f":
+        nan = np.isnan(win)
+        if nan.any():
+            last = nan.shape[-1] - 1 - nan[..., ::-1].argmax(-1)
+            k = np.where(nan.any(-1), last, k)
+    index = np.take_along_axis(np.broadcast_to(positions, win.shape), k[..., None], -1)[..., 0]
+    first = np.take_along_axis(positions, (positions >= 0).argmax(-1)[..., None], -1)[..., 0]
+    return np.where(index < 0, first, index)          # all -inf: the first real entry
+
+
+def _avg_forward(x, *, geo, divisor):
+    total = windows(x, geo).sum((-2, -1), dtype=np.int64 if x.dtype.kind in "biu" else None)
+    if x.dtype.kind in "biu":                          # integers: divided, rounded toward 0
+        return (np.sign(total) * (np.abs(total) // divisor)).astype(x.dtype)
+    return (total / divisor).astype(x.dtype, copy=False)
+
+
+def _avg_adjoint(g, *, geo, divisor):
+    share = g / divisor
+    cols = np.broadcast_to(share[..., None, None, :, :], share.shape[:-2] + geo.kernel + share.shape[-2:])
+    return spread(cols, geo, g.dtype)
+
+
+avg_pool2d, avg_pool2d_backward = _linear_pair("AvgPool2DBackward0", _avg_forward, _avg_adjoint, "inputs")
+
+
+def adaptive_weights(size, out, dtype):
+    """The (out, size) matrix averaging rows: row i spans floor(i size / out) to
+    ceil((i + 1) size / out), as torch's adaptive pooling."""
+    i = np.arange(out)
+    start, end = (i * size) // out, -((-(i + 1) * size) // out)
+    j = np.arange(size)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+# adaptive average pooling is separable: rows averaged by one matrix, columns by another
+adaptive_avg_pool2d, adaptive_avg_pool2d_backward = _linear_pair(
+    "AdaptiveAvgPool2DBackward0",
+    lambda x, *, rows, cols: rows @ x @ cols.T,
+    lambda g, *, rows, cols: rows.T @ g @ cols,
+    "inputs")
+
