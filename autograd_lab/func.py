@@ -17,24 +17,25 @@ forward and one (batched) backward pass; ``jacfwd`` is one forward pass carrying
 batch of n tangents (``jvp`` = 1).
 
 Composition: ``jacrev(jacrev(f))``, ``jacfwd(jacrev(f))`` and ``grad(grad(f))`` work
-(the inner transform records its backward pass when an outer one is watching).
-Nested forward mode (``jacfwd(jacfwd(f))``) and reverse-over-forward
-(``jacrev(jacfwd(f))``) raise: a tensor carries one tangent, as a plain array.
+(the inner transform records its backward pass when an outer one is watching), and so
+does nested forward mode, ``jacfwd(jacfwd(f))`` or a ``jvp`` of a ``jvp``: each forward
+transform opens a level of its own, and a tangent of an inner level carries the outer
+levels' tangents (``forward_levels.py``).  Reverse over forward (``jacrev(jacfwd(f))``)
+raises: the outermost level's tangents are plain arrays, outside every graph.
 """
 import numpy as np
 
-from . import engine
+from . import engine, forward_levels
 from .modes import count, state
 from .tensor import Tensor
 
 __all__ = ["jvp", "vjp", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian"]
 
 NESTED_FORWARD = (
-    "al.func.jvp was called while another forward-mode pass was running (jvp inside jvp, "
-    "jacfwd of jacfwd, or a forward-mode jacobian inside one). autograd_lab carries a single "
-    "tangent per tensor, so forward-mode levels cannot be nested; make the outer transform "
-    "reverse mode instead (jacrev(jacfwd(f)) is not supported either; jacfwd(jacrev(f)) and "
-    "jacrev(jacrev(f)) are).")
+    "autograd.functional's forward-mode jacobian and gradcheck's forward mode push plain "
+    "arrays as tangents, at the outermost forward-mode level only; they cannot run inside "
+    "another forward-mode pass (al.func.jvp, jacfwd, forward_ad.dual_level). Use al.func.jvp "
+    "or al.func.jacfwd, whose levels nest.")
 
 REVERSE_OVER_FORWARD = (
     "Reverse mode over forward mode (jacrev(jacfwd(f)), grad of a jvp, or a forward-mode "
@@ -47,44 +48,70 @@ _reverse_depth = [0]      # > 0 while a reverse-mode transform evaluates the use
 
 # -- forward mode: the core every forward-mode helper uses ---------------------------------
 def forward_pass(func, primals, tangents):
-    """Call ``func(*duals)`` where each dual carries its primal's value and tangent
-    (None: no tangent), with tangents pushed through every operation.  Returns whatever
-    ``func`` returned; read tangents with :func:`tangent_of`.  Counts one ``forward``
-    and one ``jvp`` pass, whatever the size of the tangent batch."""
+    """Call ``func(*duals)`` at the outermost forward-mode level, each dual carrying its
+    primal's value and tangent (an array; None: no tangent).  Returns whatever ``func``
+    returned; read tangents with :func:`tangent_of`.  (For gradcheck and
+    autograd.functional; al.func's transforms use :func:`run_level`, which nests.)"""
     if state.forward_level:
         raise RuntimeError(NESTED_FORWARD)
+    return run_level(func, primals, tangents)[0]
+
+
+def run_level(func, primals, tangents):
+    """Open a forward-mode level and call ``func(*duals)`` in it, tangents pushed through
+    every operation.  Returns ``(output, level)``: read the outputs' tangents with
+    ``tangent_of(out, lead, level)``.  At the outermost level (``level`` None) tangents
+    are arrays; inside another level they are tensors, carrying the outer levels' own
+    tangents.  Counts one ``forward`` and one ``jvp`` pass, whatever the tangent batch."""
     if _reverse_depth[0] and state.grad_enabled and any(
             isinstance(p, Tensor) and p.requires_grad for p, t in zip(primals, tangents)
             if t is not None):
         raise RuntimeError(REVERSE_OVER_FORWARD)
+    if state.dual_tensors is not None:    # torch refuses to mix the two as well
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    outermost = not state.forward_level
     duals = []
     for p, t in zip(primals, tangents):
         if t is None or not isinstance(p, Tensor):
             duals.append(p)
-            continue
-        d = p.view_as(p) if (p.requires_grad and state.grad_enabled) else Tensor._make(p._data)
-        d._tangent = t
-        duals.append(d)
+        elif outermost:
+            d = p.view_as(p) if (p.requires_grad and state.grad_enabled) else Tensor._make(p._data)
+            d._tangent = t._data if isinstance(t, Tensor) else t
+            duals.append(d)
+        else:                           # a view carries the outer levels' tangents on
+            duals.append((p.view_as(p), _as_tensor(t, p)))
     if not getattr(func, "_al_internal", False):    # e.g. hessian's jac_func: not the user's function
         count("forward")
     count("jvp")
-    state.forward_level = 1
+    level = forward_levels.enter()
     try:
-        return func(*duals)
+        for d in duals:
+            if isinstance(d, tuple):
+                forward_levels.give(d[0], level, d[1])
+        return func(*[d[0] if isinstance(d, tuple) else d for d in duals]), level
     finally:
-        state.forward_level = 0
+        forward_levels.exit(level)
 
 
-def tangent_of(out, lead=()):
-    """The tangent an output carries after a forward pass (zeros if none reached it)."""
+def _as_tensor(t, p):
+    """A nested level's tangent: a tensor of p's dtype (keeping its own tangents)."""
+    if not isinstance(t, Tensor):
+        return Tensor._make(t)
+    return t if t._data.dtype == p._data.dtype else t.to(p.dtype)
+
+
+def tangent_of(out, lead=(), level=None):
+    """The tangent an output carries after a forward pass (zeros if none reached it): an
+    array at the outermost level, a tensor at a nested one."""
     if out._base is not None:
         out.grad_fn                     # a view whose base was written since takes its tangent
-    t = out._tangent
     want = tuple(lead) + out.shape
+    t = forward_levels.tangent(out, level)
     if t is None:
-        return np.zeros(want, out._data.dtype)
+        zeros = np.zeros(want, out._data.dtype)
+        return zeros if level is None else Tensor._make(zeros)
     if t.shape != want:
-        t = np.broadcast_to(t, want)
+        t = np.broadcast_to(t, want) if level is None else t.expand(*want)
     return t
 
 
@@ -115,9 +142,9 @@ def _reverse_leaf(x):
                            f"(al.func differentiates with respect to the argument of dtype "
                            f"{x.dtype!r}; pass a float tensor)")
     leaf = Tensor._make(x._data)
-    leaf._tangent = x._tangent          # an outer forward pass (jacfwd(jacrev(f))) keeps its tangent
+    carried = forward_levels.carry(x, leaf)     # an outer forward pass (jacfwd(jacrev(f))) keeps its tangents
     leaf.requires_grad = True
-    return leaf, x._tangent is not None
+    return leaf, carried
 
 
 class Tracking:
@@ -246,11 +273,14 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         if not isinstance(p, Tensor):
             raise RuntimeError(f"{where}: Expected primals to only contain Tensors, got {type(p)}")
     ts = [check_tangent(p, t) for p, t in zip(primals, tangents)]
-    out = forward_pass(func, primals, ts)
-    out, aux = _split_aux(out, has_aux, where, _plain)
+    nested = bool(state.forward_level)    # inside another level: keep its tangents
+    out, level = run_level(func, primals, tangents if nested else ts)
+    keep = (lambda t: t) if nested else _plain
+    out, aux = _split_aux(out, has_aux, where, keep)
     is_tuple, outs = _outputs(out, where)
-    values = tuple(_plain(o) for o in outs)
-    jv = tuple(Tensor._make(np.array(tangent_of(o))) for o in outs)
+    values = tuple(keep(o) for o in outs)
+    jv = tuple(tangent_of(o, (), level) if nested else Tensor._make(np.array(tangent_of(o)))
+               for o in outs)
     result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
     return result + (aux,) if has_aux else result
 
@@ -396,17 +426,22 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         tangents = [None] * len(args)
         for a, b in zip(nums, basis):
             tangents[a] = check_tangent(args[a], b, batched=True)
-        out = forward_pass(func, args, tangents)
-        out, aux = _split_aux(out, has_aux, where, _plain)
+        out, level = run_level(func, args, tangents)
+        nested = level is not None        # inside another level: keep its tangents
+        out, aux = _split_aux(out, has_aux, where, (lambda t: t) if nested else _plain)
         is_tuple, outs = _outputs(out, where)
         total = sum(sizes)
         jac = []
         for o in outs:
-            t = tangent_of(o, (total,))
+            t = tangent_of(o, (total,), level)
             row, start = [], 0
             for x, k in zip(chosen, sizes):
-                cols = np.moveaxis(t[start:start + k], 0, -1)     # out.shape + (k,)
-                row.append(Tensor._make(np.ascontiguousarray(cols).reshape(o.shape + x.shape)))
+                if nested:                # the same moves, as operations the outer levels see
+                    cols = t[start:start + k].permute(*range(1, t.ndim), 0)
+                    row.append(cols.reshape(o.shape + x.shape))
+                else:
+                    cols = np.moveaxis(t[start:start + k], 0, -1)     # out.shape + (k,)
+                    row.append(Tensor._make(np.ascontiguousarray(cols).reshape(o.shape + x.shape)))
                 start += k
             jac.append(tuple(row) if not isinstance(argnums, int) else row[0])
         jac = tuple(jac) if is_tuple else jac[0]
@@ -416,8 +451,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def hessian(func, argnums=0):
-    """The Hessian of a scalar function, as ``jacrev(jacrev(func))``: reverse over
-    reverse -- the inner ``jacrev`` records its backward pass so the outer one can
-    differentiate it (torch.func uses forward over reverse, ``jacfwd(jacrev(f))``, which
-    works here too and gives the same numbers)."""
-    return jacrev(jacrev(func, argnums), argnums)
+    """The Hessian of a scalar function, as torch.func computes it: ``jacfwd(jacrev(func))``,
+    forward over reverse -- one forward pass carrying a tangent per input entry, through
+    the function and through its recorded backward pass (``jacrev(jacrev(func))``, reverse
+    over reverse, gives the same numbers)."""
+    return jacfwd(jacrev(func, argnums), argnums)
