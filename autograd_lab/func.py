@@ -1,5 +1,6 @@
 """``al.func``: torch.func-style transforms -- ``jvp``, ``vjp``, ``grad``, ``jacrev``,
-``jacfwd`` and ``hessian``.
+``jacfwd`` and ``hessian`` -- and ``functional_call`` (nn/stateless.py), to call a module
+with parameters of your own.
 
 Forward mode here is the real thing, not the double-backward trick: ``jvp`` gives each
 input a *tangent* (a direction ``v``), and every operation pushes tangents forward with
@@ -27,9 +28,11 @@ import numpy as np
 
 from . import engine, forward_levels
 from .modes import count, state
+from .nn.stateless import functional_call, stack_module_state
 from .tensor import Tensor
 
-__all__ = ["jvp", "vjp", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian"]
+__all__ = ["jvp", "vjp", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian",
+           "functional_call", "stack_module_state"]
 
 NESTED_FORWARD = (
     "autograd.functional's forward-mode jacobian and gradcheck's forward mode push plain "
@@ -176,7 +179,9 @@ def _outputs(out, where):
     return is_tuple, outs
 
 
-def _check_transform_args(args, argnums):
+def _check_transform_args(args, argnums, trees=False):
+    """The argument positions ``argnums`` names, checked as torch.func checks them; with
+    ``trees`` an argument may be a dict, tuple or list of tensors (grad's pytrees)."""
     if isinstance(argnums, int):
         nums = (argnums,)
     elif isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums):
@@ -191,9 +196,19 @@ def _check_transform_args(args, argnums):
             raise RuntimeError(f"Got argnum={a}, but only {len(args)} positional inputs")
         fixed.append(a % len(args))
     for a in fixed:
-        if not isinstance(args[a], Tensor):
-            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(args[a])}")
+        for leaf in (_leaves(args[a]) if trees else (args[a],)):
+            if not isinstance(leaf, Tensor):
+                raise ValueError(f"Thing passed to transform API must be Tensor, got {type(leaf)}")
     return tuple(fixed)
+
+
+def _leaves(tree):
+    """The leaves of a dict / tuple / list nest, in the order :func:`_tree_map` visits them."""
+    if isinstance(tree, dict):
+        return [leaf for v in tree.values() for leaf in _leaves(v)]
+    if isinstance(tree, (tuple, list)):
+        return [leaf for v in tree for leaf in _leaves(v)]
+    return [tree]
 
 
 def _split_aux(out, has_aux, where, finish):
@@ -323,18 +338,22 @@ def _reverse_args(args, nums):
     """The arguments, with those being differentiated replaced by fresh leaves; and
     whether any of them carried a forward-mode tangent (a nested transform)."""
     args = list(args)
-    nested = bool(state.forward_level)
+    flags = [bool(state.forward_level)]
+
+    def leaf(x):
+        fresh, n = _reverse_leaf(x)
+        flags.append(n)
+        return fresh
     for a in nums:
-        args[a], n = _reverse_leaf(args[a])
-        nested = nested or n
-    return args, nested
+        args[a] = _tree_map(leaf, args[a])     # (grad's argument may be a dict of tensors)
+    return args, any(flags)
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
     """Like :func:`grad`, returning ``(gradient, value)``."""
     def wrapper(*args):
         where = "grad_and_value(f)(*args)"
-        nums = _check_transform_args(args, argnums)
+        nums = _check_transform_args(args, argnums, trees=True)
         args, nested = _reverse_args(args, nums)
         out = _call_reverse(func, args)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
@@ -344,8 +363,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
             raise RuntimeError(f"{where}: Expected f(*args) to return a scalar Tensor, got tensor "
                                f"with {out.ndim} dims. Maybe you wanted to use the vjp or jacrev "
                                "APIs instead?")
-        gs = _grads((out,), [args[a] for a in nums], (None,), create_graph=nested)
-        gs = tuple(finish(g, nested) for g in gs)
+        leaves = [x for a in nums for x in _leaves(args[a])]
+        got = iter([finish(g, nested) for g in _grads((out,), leaves, (None,), create_graph=nested)])
+        gs = tuple(_tree_map(lambda _: next(got), args[a]) for a in nums)   # shaped as the argument
         g = gs[0] if isinstance(argnums, int) else gs
         value = finish(out, nested)
         return ((g, (value, aux)) if has_aux else (g, value))
@@ -356,7 +376,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
 def grad(func, argnums=0, has_aux=False):
     """``grad(f)(*args)``: the gradient of a scalar-valued ``f`` with respect to
     ``args[argnums]`` -- one forward and one backward pass.  ``argnums`` may be a tuple
-    (then a tuple of gradients comes back); ``has_aux=True`` means ``f`` returns
+    (then a tuple of gradients comes back), and the argument a dict, tuple or list of
+    tensors (a model's parameters: the gradient comes back in the same shape, see
+    :func:`functional_call`); ``has_aux=True`` means ``f`` returns
     ``(value, aux)`` and ``grad`` returns ``(gradient, aux)``."""
     gv = grad_and_value(func, argnums, has_aux)
 
