@@ -24,6 +24,10 @@ IN_PLACE = ("an in-place write changed a tensor that carries a tangent of a nest
             "level (jvp inside jvp, jacfwd of jacfwd); autograd_lab cannot follow such a write. "
             "Write the function without in-place operations (x = x * 2, not x *= 2).")
 
+NO_RULE = ("{} pushes tangents at the outermost forward-mode level only: a custom "
+           "autograd.Function cannot run inside nested forward-mode levels (jvp inside jvp, "
+           "jacfwd of jacfwd). Write the function with autograd_lab's operations instead.")
+
 
 def enter():
     """Start one more level; returns its id (None for the outermost, whose tangents are arrays)."""
@@ -87,6 +91,8 @@ def push(op, args, params, result):
                 t = op.tangent(tangents, result, list(args), params)
         finally:
             state.forward_level = live
+        if t is None and op.jvp_all is not None:      # (an autograd.Function: see function.py)
+            raise RuntimeError(NO_RULE.format(op.grad_name(args, params)))
         if t is not None:
             give(result, level, _as_tangent(t, result))
     node = result._grad_fn

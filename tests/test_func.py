@@ -125,6 +125,31 @@ def test_an_in_place_write_to_a_tensor_carrying_a_nested_tangent_is_refused():
     assert state.forward_level == 0
 
 
+def test_a_custom_function_inside_nested_forward_levels_is_refused_not_zeroed():
+    from autograd_lab import forward_levels
+
+    class Square(al.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * ctx.saved_tensors[0] * g
+
+        @staticmethod
+        def jvp(ctx, t):
+            return 2 * ctx.saved_tensors[0] * t
+
+    x = f64([1.0, 2.0])
+    assert al.func.jacfwd(Square.apply)(x).tolist() == [[2.0, 0.0], [0.0, 4.0]]
+    with pytest.raises(RuntimeError, match="^SquareBackward pushes tangents at the outermost "
+                                           "forward-mode level only"):
+        al.func.jacfwd(al.func.jacfwd(Square.apply))(x)
+    assert state.forward_level == 0 and forward_levels.stack == []
+
+
 def test_reverse_over_forward_raises_instead_of_returning_zeros():
     x = f64([1.0, 2.0])
     with pytest.raises(RuntimeError, match=r"^Reverse mode over forward mode .* is not supported"):
