@@ -127,20 +127,7 @@ def test_an_in_place_write_to_a_tensor_carrying_a_nested_tangent_is_refused():
 
 def test_a_custom_function_inside_nested_forward_levels_is_refused_not_zeroed():
     from autograd_lab import forward_levels
-
-    class Square(al.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, g):
-            return 2 * ctx.saved_tensors[0] * g
-
-        @staticmethod
-        def jvp(ctx, t):
-            return 2 * ctx.saved_tensors[0] * t
+    from test_gradcheck import Square           # x², with its jvp
 
     x = f64([1.0, 2.0])
     assert al.func.jacfwd(Square.apply)(x).tolist() == [[2.0, 0.0], [0.0, 4.0]]
