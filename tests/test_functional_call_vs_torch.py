@@ -173,3 +173,37 @@ def test_tied_weights_as_torch_ties_them():
                         F.functional_call(m, {"a.weight": eye, "b.weight": eye * 2}, x,
                                           tie_weights=False).tolist()))
     assert results[0] == results[1]
+
+
+def test_the_per_sample_gradients_tutorial_runs_as_written_with_vmap():
+    """PyTorch's tutorial, line for line (the two-layer model for its CNN): vmap over
+    grad of a loss calling functional_call(model, (params, buffers), (batch,))."""
+    if not hasattr(al.func, "vmap") or not hasattr(al.nn.Module, "named_buffers"):
+        pytest.skip("needs al.func.vmap and Module.named_buffers (other branches of issue 35)")
+
+    pair = models()
+
+    def run(lib, F):
+        model = pair[0] if lib is al else pair[1]
+        data, targets = as_lib(lib, SAMPLES), lib.tensor([0, 1, 1, 0, 1])
+
+        def loss_fn(predictions, targets):
+            return lib.nn.functional.nll_loss(predictions.log_softmax(-1), targets)
+
+        params = {k: v.detach() for k, v in model.named_parameters()}
+        buffers = {k: v.detach() for k, v in model.named_buffers()}
+
+        def compute_loss(params, buffers, sample, target):
+            batch = sample.unsqueeze(0)
+            targets = target.unsqueeze(0)
+            predictions = F.functional_call(model, (params, buffers), (batch,))
+            return loss_fn(predictions, targets)
+
+        ft_compute_grad = F.grad(compute_loss)
+        ft_compute_sample_grad = F.vmap(ft_compute_grad, in_dims=(None, None, 0, 0))
+        return ft_compute_sample_grad(params, buffers, data, targets)
+
+    ours, theirs = run(al, al.func), run(torch, tfunc)
+    assert list(ours) == list(theirs)
+    for k in theirs:
+        close(ours[k], theirs[k])
