@@ -272,7 +272,9 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     ``primals`` and ``tangents`` are tuples of tensors of the same shapes.  Each input
     carries its tangent through every operation (the JVP rules in ``ops.py``); the
     outputs' tangents are the directional derivative.  Returns ``(output, jvp_out)``
-    (plus ``aux`` with ``has_aux=True``); both mirror the structure of ``func``'s output."""
+    (plus ``aux`` with ``has_aux=True``); both mirror the structure of ``func``'s output.
+    Inside another forward transform it opens a level of its own, and both results keep
+    the outer levels' tangents: a jvp of a jvp is a second directional derivative."""
     where = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{where}: Expected primals to be a tuple. E.g. it should be valid to "
@@ -437,8 +439,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian by forward mode: ONE forward pass carrying a batch of one-hot
     tangents, one per input entry (the columns of J).  Cheaper than ``jacrev`` when the
-    function has more outputs than inputs.  ``randomness`` is accepted for torch.func
-    compatibility; it has no effect (there is no vmap here)."""
+    function has more outputs than inputs.  ``jacfwd(jacfwd(f))`` nests (second
+    derivatives), as does ``jacfwd(jacrev(f))``, which is :func:`hessian`.  ``randomness``
+    is accepted for torch.func compatibility; it has no effect (there is no vmap here)."""
 
     def wrapper(*args):
         where = "jvp(f, primals, tangents)"
