@@ -39,7 +39,8 @@ def enter():
     return level
 
 
-def exit(level):
+def leave(level):
+    """End the level :func:`enter` started."""
     state.forward_level -= 1
     if level is not None:
         stack.remove(level)
@@ -123,7 +124,6 @@ def _as_tangent(t, result):
         with no_grad():
             t = t.to(result.dtype)
     return t
-state.push_levels = push
 
 
 def carry(src, dst):
@@ -137,3 +137,6 @@ def carry(src, dst):
             give(dst, level, t)
             carried = True
     return carried
+
+
+state.push_levels = push      # (recording.attach calls it: the core imports no shell module)

@@ -93,7 +93,7 @@ def run_level(func, primals, tangents):
                 forward_levels.give(d[0], level, d[1])
         return func(*[d[0] if isinstance(d, tuple) else d for d in duals]), level
     finally:
-        forward_levels.exit(level)
+        forward_levels.leave(level)
 
 
 def _as_tensor(t, p):
