@@ -24,7 +24,7 @@ from .creation import (DoubleTensor, FloatTensor, Generator, LongTensor, arange,
                        randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .devices import accelerator, cuda, device, get_default_device, set_default_device
 from .tensor_functions import (abs, add, all, allclose, amax, any, argmax, cat, ceil, clamp, clip, concat,
-                        concatenate, cond, cos, div, dot, equal, exp, floor, is_tensor,
+                        concatenate, cond, cos, diag, div, dot, equal, exp, floor, is_tensor,
                         isfinite, isinf, isnan, log, log1p, log_softmax, logical_and, logical_not,
                         logical_or, matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg,
                         negative, norm, numel, outer, permute, pow, relu, reshape, round,

@@ -1,5 +1,6 @@
 """``al.func``: torch.func-style transforms -- ``jvp``, ``vjp``, ``grad``, ``jacrev``,
-``jacfwd`` and ``hessian``.
+``jacfwd`` and ``hessian`` -- and ``functional_call`` (nn/stateless.py), to call a module
+with parameters of your own.
 
 Forward mode here is the real thing, not the double-backward trick: ``jvp`` gives each
 input a *tangent* (a direction ``v``), and every operation pushes tangents forward with
@@ -17,29 +18,32 @@ forward and one (batched) backward pass; ``jacfwd`` is one forward pass carrying
 batch of n tangents (``jvp`` = 1).
 
 Composition: ``jacrev(jacrev(f))``, ``jacfwd(jacrev(f))`` and ``grad(grad(f))`` work
-(the inner transform records its backward pass when an outer one is watching).
-Nested forward mode (``jacfwd(jacfwd(f))``) and reverse-over-forward
-(``jacrev(jacfwd(f))``) raise: a tensor carries one tangent, as a plain array.
+(the inner transform records its backward pass when an outer one is watching), and so
+does nested forward mode, ``jacfwd(jacfwd(f))`` or a ``jvp`` of a ``jvp``: each forward
+transform opens a level of its own, and a tangent of an inner level carries the outer
+levels' tangents (``forward_levels.py``).  Reverse over forward (``jacrev(jacfwd(f))``)
+raises: the outermost level's tangents are plain arrays, outside every graph.
 """
 import math
 
 import numpy as np
 
-from . import engine
+from . import engine, forward_levels
 from .modes import count, state
+from .nn.stateless import functional_call, stack_module_state
 from .tensor import Tensor
 
 from . import vmap as batching
 from .vmap import vmap
 
-__all__ = ["jvp", "vjp", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian", "vmap"]
+__all__ = ["jvp", "vjp", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian", "vmap",
+           "functional_call", "stack_module_state"]
 
 NESTED_FORWARD = (
-    "al.func.jvp was called while another forward-mode pass was running (jvp inside jvp, "
-    "jacfwd of jacfwd, or a forward-mode jacobian inside one). autograd_lab carries a single "
-    "tangent per tensor, so forward-mode levels cannot be nested; make the outer transform "
-    "reverse mode instead (jacrev(jacfwd(f)) is not supported either; jacfwd(jacrev(f)) and "
-    "jacrev(jacrev(f)) are).")
+    "autograd.functional's forward-mode jacobian and gradcheck's forward mode push plain "
+    "arrays as tangents, at the outermost forward-mode level only; they cannot run inside "
+    "another forward-mode pass (al.func.jvp, jacfwd, forward_ad.dual_level). Use al.func.jvp "
+    "or al.func.jacfwd, whose levels nest.")
 
 REVERSE_OVER_FORWARD = (
     "Reverse mode over forward mode (jacrev(jacfwd(f)), grad of a jvp, or a forward-mode "
@@ -52,44 +56,70 @@ _reverse_depth = [0]      # > 0 while a reverse-mode transform evaluates the use
 
 # -- forward mode: the core every forward-mode helper uses ---------------------------------
 def forward_pass(func, primals, tangents):
-    """Call ``func(*duals)`` where each dual carries its primal's value and tangent
-    (None: no tangent), with tangents pushed through every operation.  Returns whatever
-    ``func`` returned; read tangents with :func:`tangent_of`.  Counts one ``forward``
-    and one ``jvp`` pass, whatever the size of the tangent batch."""
+    """Call ``func(*duals)`` at the outermost forward-mode level, each dual carrying its
+    primal's value and tangent (an array; None: no tangent).  Returns whatever ``func``
+    returned; read tangents with :func:`tangent_of`.  (For gradcheck and
+    autograd.functional; al.func's transforms use :func:`run_level`, which nests.)"""
     if state.forward_level:
         raise RuntimeError(NESTED_FORWARD)
+    return run_level(func, primals, tangents)[0]
+
+
+def run_level(func, primals, tangents):
+    """Open a forward-mode level and call ``func(*duals)`` in it, tangents pushed through
+    every operation.  Returns ``(output, level)``: read the outputs' tangents with
+    ``tangent_of(out, lead, level)``.  At the outermost level (``level`` None) tangents
+    are arrays; inside another level they are tensors, carrying the outer levels' own
+    tangents.  Counts one ``forward`` and one ``jvp`` pass, whatever the tangent batch."""
     if _reverse_depth[0] and state.grad_enabled and any(
             isinstance(p, Tensor) and p.requires_grad for p, t in zip(primals, tangents)
             if t is not None):
         raise RuntimeError(REVERSE_OVER_FORWARD)
+    if state.dual_tensors is not None:    # torch refuses to mix the two as well
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    outermost = not state.forward_level
     duals = []
     for p, t in zip(primals, tangents):
         if t is None or not isinstance(p, Tensor):
             duals.append(p)
-            continue
-        d = p.view_as(p) if (p.requires_grad and state.grad_enabled) else Tensor._make(p._data)
-        d._tangent = t
-        duals.append(d)
+        elif outermost:
+            d = p.view_as(p) if (p.requires_grad and state.grad_enabled) else Tensor._make(p._data)
+            d._tangent = t._data if isinstance(t, Tensor) else t
+            duals.append(d)
+        else:                           # a view carries the outer levels' tangents on
+            duals.append((p.view_as(p), _as_tensor(t, p)))
     if not getattr(func, "_al_internal", False):    # e.g. hessian's jac_func: not the user's function
         count("forward")
     count("jvp")
-    state.forward_level = 1
+    level = forward_levels.enter()
     try:
-        return func(*duals)
+        for d in duals:
+            if isinstance(d, tuple):
+                forward_levels.give(d[0], level, d[1])
+        return func(*[d[0] if isinstance(d, tuple) else d for d in duals]), level
     finally:
-        state.forward_level = 0
+        forward_levels.leave(level)
 
 
-def tangent_of(out, lead=()):
-    """The tangent an output carries after a forward pass (zeros if none reached it)."""
+def _as_tensor(t, p):
+    """A nested level's tangent: a tensor of p's dtype (keeping its own tangents)."""
+    if not isinstance(t, Tensor):
+        return Tensor._make(t)
+    return t if t._data.dtype == p._data.dtype else t.to(p.dtype)
+
+
+def tangent_of(out, lead=(), level=None):
+    """The tangent an output carries after a forward pass (zeros if none reached it): an
+    array at the outermost level, a tensor at a nested one."""
     if out._base is not None:
         out.grad_fn                     # a view whose base was written since takes its tangent
-    t = out._tangent
     want = tuple(lead) + out.shape
+    t = forward_levels.tangent(out, level)
     if t is None:
-        return np.zeros(want, out._data.dtype)
+        zeros = np.zeros(want, out._data.dtype)
+        return zeros if level is None else Tensor._make(zeros)
     if t.shape != want:
-        t = np.broadcast_to(t, want)
+        t = np.broadcast_to(t, want) if level is None else t.expand(*want)
     return t
 
 
@@ -120,9 +150,9 @@ def _reverse_leaf(x):
                            f"(al.func differentiates with respect to the argument of dtype "
                            f"{x.dtype!r}; pass a float tensor)")
     leaf = Tensor._make(x._data)
-    leaf._tangent = x._tangent          # an outer forward pass (jacfwd(jacrev(f))) keeps its tangent
+    carried = forward_levels.carry(x, leaf)     # an outer forward pass (jacfwd(jacrev(f))) keeps its tangents
     leaf.requires_grad = True
-    return leaf, x._tangent is not None
+    return leaf, carried
 
 
 class Tracking:
@@ -154,7 +184,9 @@ def _outputs(out, where):
     return is_tuple, outs
 
 
-def _check_transform_args(args, argnums):
+def _check_transform_args(args, argnums, trees=False):
+    """The argument positions ``argnums`` names, checked as torch.func checks them; with
+    ``trees`` an argument may be a dict, tuple or list of tensors (grad's pytrees)."""
     if isinstance(argnums, int):
         nums = (argnums,)
     elif isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums):
@@ -169,9 +201,19 @@ def _check_transform_args(args, argnums):
             raise RuntimeError(f"Got argnum={a}, but only {len(args)} positional inputs")
         fixed.append(a % len(args))
     for a in fixed:
-        if not isinstance(args[a], Tensor):
-            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(args[a])}")
+        for leaf in (_leaves(args[a]) if trees else (args[a],)):
+            if not isinstance(leaf, Tensor):
+                raise ValueError(f"Thing passed to transform API must be Tensor, got {type(leaf)}")
     return tuple(fixed)
+
+
+def _leaves(tree):
+    """The leaves of a dict / tuple / list nest, in the order :func:`_tree_map` visits them."""
+    if isinstance(tree, dict):
+        return [leaf for v in tree.values() for leaf in _leaves(v)]
+    if isinstance(tree, (tuple, list)):
+        return [leaf for v in tree for leaf in _leaves(v)]
+    return [tree]
 
 
 def _split_aux(out, has_aux, where, finish):
@@ -235,7 +277,9 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     ``primals`` and ``tangents`` are tuples of tensors of the same shapes.  Each input
     carries its tangent through every operation (the JVP rules in ``ops.py``); the
     outputs' tangents are the directional derivative.  Returns ``(output, jvp_out)``
-    (plus ``aux`` with ``has_aux=True``); both mirror the structure of ``func``'s output."""
+    (plus ``aux`` with ``has_aux=True``); both mirror the structure of ``func``'s output.
+    Inside another forward transform it opens a level of its own, and both results keep
+    the outer levels' tangents: a jvp of a jvp is a second directional derivative."""
     where = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{where}: Expected primals to be a tuple. E.g. it should be valid to "
@@ -253,11 +297,14 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if batching.active():
         return _batched_jvp(func, primals, tangents, has_aux)
     ts = [check_tangent(p, t) for p, t in zip(primals, tangents)]
-    out = forward_pass(func, primals, ts)
-    out, aux = _split_aux(out, has_aux, where, _plain)
+    nested = bool(state.forward_level)    # inside another level: keep its tangents
+    out, level = run_level(func, primals, tangents if nested else ts)
+    keep = (lambda t: t) if nested else _plain
+    out, aux = _split_aux(out, has_aux, where, keep)
     is_tuple, outs = _outputs(out, where)
-    values = tuple(_plain(o) for o in outs)
-    jv = tuple(Tensor._make(np.array(tangent_of(o))) for o in outs)
+    values = tuple(keep(o) for o in outs)
+    jv = tuple(tangent_of(o, (), level) if nested else Tensor._make(np.array(tangent_of(o)))
+               for o in outs)
     result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
     return result + (aux,) if has_aux else result
 
@@ -314,11 +361,15 @@ def _reverse_args(args, nums):
     """The arguments, with those being differentiated replaced by fresh leaves; and
     whether any of them carried a forward-mode tangent (a nested transform)."""
     args = list(args)
-    nested = bool(state.forward_level)
+    flags = [bool(state.forward_level)]
+
+    def leaf(x):
+        fresh, n = _reverse_leaf(x)
+        flags.append(n)
+        return fresh
     for a in nums:
-        args[a], n = _reverse_leaf(args[a])
-        nested = nested or n
-    return args, nested
+        args[a] = _tree_map(leaf, args[a])     # (grad's argument may be a dict of tensors)
+    return args, any(flags)
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
@@ -327,13 +378,14 @@ def grad_and_value(func, argnums=0, has_aux=False):
         where = "grad_and_value(f)(*args)"
         if batching.active():
             return _batched_grad_and_value(func, argnums, has_aux, args)
-        nums = _check_transform_args(args, argnums)
+        nums = _check_transform_args(args, argnums, trees=True)
         args, nested = _reverse_args(args, nums)
         out = _call_reverse(func, args)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
         _check_scalar(out, where)
-        gs = _grads((out,), [args[a] for a in nums], (None,), create_graph=nested)
-        gs = tuple(finish(g, nested) for g in gs)
+        leaves = [x for a in nums for x in _leaves(args[a])]
+        got = iter([finish(g, nested) for g in _grads((out,), leaves, (None,), create_graph=nested)])
+        gs = tuple(_tree_map(lambda _: next(got), args[a]) for a in nums)   # shaped as the argument
         g = gs[0] if isinstance(argnums, int) else gs
         value = finish(out, nested)
         return ((g, (value, aux)) if has_aux else (g, value))
@@ -354,7 +406,9 @@ def _check_scalar(out, where):
 def grad(func, argnums=0, has_aux=False):
     """``grad(f)(*args)``: the gradient of a scalar-valued ``f`` with respect to
     ``args[argnums]`` -- one forward and one backward pass.  ``argnums`` may be a tuple
-    (then a tuple of gradients comes back); ``has_aux=True`` means ``f`` returns
+    (then a tuple of gradients comes back), and the argument a dict, tuple or list of
+    tensors (a model's parameters: the gradient comes back in the same shape, see
+    :func:`functional_call`); ``has_aux=True`` means ``f`` returns
     ``(value, aux)`` and ``grad`` returns ``(gradient, aux)``."""
     gv = grad_and_value(func, argnums, has_aux)
 
@@ -415,8 +469,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian by forward mode: ONE forward pass carrying a batch of one-hot
     tangents, one per input entry (the columns of J).  Cheaper than ``jacrev`` when the
-    function has more outputs than inputs.  ``randomness`` is accepted for torch.func
-    compatibility; it has no effect (there is no vmap here)."""
+    function has more outputs than inputs.  ``jacfwd(jacfwd(f))`` nests (second
+    derivatives), as does ``jacfwd(jacrev(f))``, which is :func:`hessian`.  ``randomness``
+    is accepted for torch.func compatibility; it has no effect (there is no vmap here)."""
 
     def wrapper(*args):
         where = "jvp(f, primals, tangents)"
@@ -428,17 +483,22 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         tangents = [None] * len(args)
         for a, b in zip(nums, basis):
             tangents[a] = check_tangent(args[a], b, batched=True)
-        out = forward_pass(func, args, tangents)
-        out, aux = _split_aux(out, has_aux, where, _plain)
+        out, level = run_level(func, args, tangents)
+        nested = level is not None        # inside another level: keep its tangents
+        out, aux = _split_aux(out, has_aux, where, (lambda t: t) if nested else _plain)
         is_tuple, outs = _outputs(out, where)
         total = sum(sizes)
         jac = []
         for o in outs:
-            t = tangent_of(o, (total,))
+            t = tangent_of(o, (total,), level)
             row, start = [], 0
             for x, k in zip(chosen, sizes):
-                cols = np.moveaxis(t[start:start + k], 0, -1)     # out.shape + (k,)
-                row.append(Tensor._make(np.ascontiguousarray(cols).reshape(o.shape + x.shape)))
+                if nested:                # the same moves, as operations the outer levels see
+                    cols = t[start:start + k].permute(*range(1, t.ndim), 0)
+                    row.append(cols.reshape(o.shape + x.shape))
+                else:
+                    cols = np.moveaxis(t[start:start + k], 0, -1)     # out.shape + (k,)
+                    row.append(Tensor._make(np.ascontiguousarray(cols).reshape(o.shape + x.shape)))
                 start += k
             jac.append(tuple(row) if not isinstance(argnums, int) else row[0])
         jac = tuple(jac) if is_tuple else jac[0]
@@ -448,11 +508,11 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def hessian(func, argnums=0):
-    """The Hessian of a scalar function, as ``jacrev(jacrev(func))``: reverse over
-    reverse -- the inner ``jacrev`` records its backward pass so the outer one can
-    differentiate it (torch.func uses forward over reverse, ``jacfwd(jacrev(f))``, which
-    works here too and gives the same numbers)."""
-    return jacrev(jacrev(func, argnums), argnums)
+    """The Hessian of a scalar function, as torch.func computes it: ``jacfwd(jacrev(func))``,
+    forward over reverse -- one forward pass carrying a tangent per input entry, through
+    the function and through its recorded backward pass (``jacrev(jacrev(func))``, reverse
+    over reverse, gives the same numbers)."""
+    return jacfwd(jacrev(func, argnums), argnums)
 
 
 # -- inside vmap: the transforms work on the physical tensors (batch dimensions in front) ---
@@ -461,7 +521,7 @@ def _batched_grad_and_value(func, argnums, has_aux, args):
     physical inputs (each batched over every active level).  The samples never mix, so
     the gradient at sample i is sample i's own gradient: one forward, one backward."""
     where = "grad_and_value(f)(*args)"
-    nums = _check_transform_args(args, argnums)
+    nums = _check_transform_args(args, argnums, trees=True)
     levels = batching.levels()
 
     def physical(t):

@@ -254,6 +254,7 @@ class TensorMethods:
     def mm(self, other): return F.checked_mm(self, other)
     def matmul(self, other): return ops.matmul(self, other)
     def dot(self, other): return F.checked_dot(self, other)
+    def diag(self, diagonal=0): return F.checked_diag(self, diagonal)
 
     # -- copies and casts ---------------------------------------------------------------
     def clone(self): return ops.clone(self)

@@ -946,6 +946,38 @@ grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=cl
                batch=broadcast)
 
 
+
+# -- diagonals: al.diag puts a vector on a diagonal, or takes a matrix's diagonal ----------
+def _on_diagonal(shape, offset):
+    """(rows, cols) of the entries on diagonal ``offset`` of a matrix of ``shape``
+    (above the main one for offset > 0); none if the offset is off the matrix."""
+    r, c = shape
+    k = max(0, min(r - max(-offset, 0), c - max(offset, 0)))
+    return np.arange(k) + max(-offset, 0), np.arange(k) + max(offset, 0)
+
+
+def _diag_put_forward(v, offset, shape):
+    """A matrix of ``shape`` (per leading index), zero but for ``v`` on diagonal ``offset``."""
+    out = np.zeros(v.shape[:-1] + tuple(shape), v.dtype)
+    out[(Ellipsis,) + _on_diagonal(shape, offset)] = v
+    return out
+
+
+def _diag_take_forward(x, offset):
+    """Diagonal ``offset`` of the last two dimensions of x, as a new array."""
+    return x[(Ellipsis,) + _on_diagonal(x.shape[-2:], offset)]
+
+
+# each is the other's VJP: a batch of seeds or tangents in front rides along
+diag_put = Op("DiagEmbedBackward0", _diag_put_forward,
+              vjp=(lambda g, y, v, offset, shape: diag_take(g, offset=offset),),
+              jvp=(lambda t, y, v, offset, shape: diag_put(t, offset=offset, shape=shape),),
+              saves=False)
+diag_take = Op("DiagonalBackward0_copy", _diag_take_forward,
+               vjp=(lambda g, y, x, offset: diag_put(g, offset=offset, shape=x.shape[-2:]),),
+               jvp=(lambda t, y, x, offset: diag_take(t, offset=offset),),
+               saves=False)
+
 # -- products ---------------------------------------------------------------------------
 def _matmul_forward(a, b):
     if a.dtype != b.dtype:

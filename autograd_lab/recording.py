@@ -417,6 +417,8 @@ def attach(op, args, params, out, arrays=None):
                 if type(a) is Tensor and a._base is not None and a._seen != a._vbox[0]:
                     a._see_base()
         _push_tangent(op, args, params, result)
+        if state.forward_level > 1:   # tangents of tangents (nested levels: forward_levels.py)
+            state.push_levels(op, args, params, result)
         if result._grad_fn is not None:
             result._grad_fn.tangent = result._tangent
     if state.counters:

@@ -56,6 +56,28 @@ def outer(input, vec2):
     return input.reshape(-1, 1) * vec2
 
 
+
+def diag(input, diagonal=0):
+    """torch.diag: a 1-d tensor becomes a square matrix with it on diagonal ``diagonal``
+    (above the main one if positive, below if negative); a 2-d tensor gives that diagonal
+    of it, as a new 1-d tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"diag(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return checked_diag(input, diagonal, position=2)
+
+
+def checked_diag(input, diagonal, position=1):
+    """al.diag and Tensor.diag (where ``diagonal`` is argument 1, as torch counts)."""
+    if not isinstance(diagonal, (int, np.integer)) or isinstance(diagonal, bool):
+        raise TypeError(f"diag(): argument 'diagonal' (position {position}) must be int, not "
+                        f"{type(diagonal).__name__}")
+    if input.ndim == 1:
+        n = input.shape[0] + builtins.abs(diagonal)
+        return ops.diag_put(input, offset=int(diagonal), shape=(n, n))
+    if input.ndim == 2:
+        return ops.diag_take(input, offset=int(diagonal))
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
 def transpose(input, dim0, dim1):
     return _t(input).transpose(dim0, dim1)
 

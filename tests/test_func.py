@@ -92,14 +92,49 @@ def test_jvp_restores_the_forward_level_when_the_function_raises():
     assert state.forward_level == 0
 
 
-def test_nested_forward_mode_raises_clearly():
+def test_nested_forward_mode_gives_second_derivatives():
     x = f64([1.0, 2.0])
-    with pytest.raises(RuntimeError, match=r"^al\.func\.jvp was called while another forward-mode "
-                                           r"pass was running"):
-        al.func.jvp(lambda x: al.func.jvp(lambda y: y * x, (x,), (x,))[1], (x,), (x,))
-    with pytest.raises(RuntimeError, match="forward-mode levels cannot be nested"):
-        al.func.jacfwd(al.func.jacfwd(lambda x: x ** 3))(x)
+    inner = lambda y: al.func.jvp(lambda z: z ** 3, (y,), (f64([1.0, 0.0]),))[1]
+    _, jj = al.func.jvp(inner, (x,), (f64([1.0, 0.0]),))
+    assert jj.tolist() == [6.0, 0.0]                    # d2/dx0^2 of x0^3 = 6 x0
+    assert al.func.jacfwd(al.func.jacfwd(lambda x: x ** 3))(x).tolist() == [
+        [[6.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 12.0]]]
     assert state.forward_level == 0
+
+
+def test_array_tangent_helpers_refuse_to_run_inside_a_forward_level():
+    x = f64([1.0, 2.0])
+    jac = lambda y: al.autograd.functional.jacobian(lambda z: z ** 2, y, vectorize=True,
+                                                    strategy="forward-mode")
+    with pytest.raises(RuntimeError, match=r"^autograd\.functional's forward-mode jacobian and "
+                                           r"gradcheck's forward mode push plain arrays"):
+        al.func.jvp(jac, (x,), (x,))
+    assert state.forward_level == 0
+
+
+def test_an_in_place_write_to_a_tensor_carrying_a_nested_tangent_is_refused():
+    def inner(y):
+        def f(z):
+            z = z * 1.0
+            z.mul_(z)
+            return z
+        return al.func.jvp(f, (y,), (f64([1.0, 1.0]),))[1]
+    with pytest.raises(RuntimeError, match="an in-place write changed a tensor that carries a "
+                                           "tangent of a nested forward-mode level"):
+        al.func.jvp(inner, (f64([1.0, 2.0]),), (f64([1.0, 0.0]),))
+    assert state.forward_level == 0
+
+
+def test_a_custom_function_inside_nested_forward_levels_is_refused_not_zeroed():
+    from autograd_lab import forward_levels
+    from test_gradcheck import Square           # x², with its jvp
+
+    x = f64([1.0, 2.0])
+    assert al.func.jacfwd(Square.apply)(x).tolist() == [[2.0, 0.0], [0.0, 4.0]]
+    with pytest.raises(RuntimeError, match="^SquareBackward pushes tangents at the outermost "
+                                           "forward-mode level only"):
+        al.func.jacfwd(al.func.jacfwd(Square.apply))(x)
+    assert state.forward_level == 0 and forward_levels.stack == []
 
 
 def test_reverse_over_forward_raises_instead_of_returning_zeros():
@@ -261,11 +296,11 @@ def test_aux_holding_something_else_than_tensors_is_refused_as_in_torch(transfor
         AUX_TRANSFORMS[transform](lambda x: (x * x, (x, odd)), f64([1.0, 2.0]))
 
 
-def test_hessian_is_reverse_over_reverse_with_two_backward_passes():
+def test_hessian_is_forward_over_reverse_as_in_torch_func():
     A = f64([[2.0, 1.0], [1.0, 3.0]])
     x = f64([0.5, -0.5])
     counts, H = passes(lambda: al.func.hessian(lambda x: 0.5 * x @ (A @ x))(x))
-    assert (counts["forward"], counts["backward"], counts["jvp"]) == (1, 2, 0)
+    assert (counts["forward"], counts["backward"], counts["jvp"]) == (1, 1, 1)
     assert H.tolist() == A.tolist()
 
 

@@ -25,7 +25,7 @@ UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
 def enter_dual_level():
     """Start a forward-mode level (one at a time, as in torch); returns its number, 0."""
-    if state.dual_tensors is not None:
+    if state.dual_tensors is not None or state.forward_level:    # (al.func's levels nest)
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     state.dual_tensors = weakref.WeakSet()     # every tensor given a tangent in this level
     state.forward_level = 1

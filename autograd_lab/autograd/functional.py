@@ -25,7 +25,7 @@ Shapes: the Jacobian of an output ``y`` with respect to an input ``x`` has shape
 """
 import numpy as np
 
-from .. import engine
+from .. import engine, forward_levels
 from ..func import finish
 from ..modes import count, enable_grad, set_grad_enabled, state
 from ..tensor import Tensor
@@ -83,7 +83,7 @@ def _fresh(x, create_graph, need_graph):
     if create_graph and x.requires_grad:
         return x.view_as(x)
     t = Tensor._make(x._data)
-    t._tangent = x._tangent             # an enclosing al.func.jvp keeps its tangent
+    forward_levels.carry(x, t)          # an enclosing al.func.jvp keeps its tangents
     if need_graph:
         if x._data.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "

@@ -1,0 +1,142 @@
+"""Forward-mode levels nested inside one another: tangents of tangents.
+
+``al.func.jvp`` inside ``al.func.jvp`` (so ``jacfwd(jacfwd(f))``) needs a tensor to carry
+one tangent per level.  The outermost level's tangent is a plain array, ``_tangent``
+(recording.py pushes it through every operation, as ever).  Each deeper level k has its
+own id, and a tensor keeps its tangent for that level as a *tensor* in ``_levels``; that
+tensor carries tangents of its own, for the levels outside k: the second derivatives.
+
+The rule that pushes a level-k tangent through an operation is the operation's JVP rule
+(ops.py), evaluated on tensors while only the levels outside k are live: the rule's own
+operations then push those levels' tangents, which differentiates the rule.  This is how
+functorch nests its levels (each wraps the one outside it); :func:`push` is the one place
+that does it, called by recording.attach whenever more than one level is live.
+"""
+import numpy as np
+
+from .modes import no_grad, state
+from .tensor import Tensor
+
+_ids = iter(range(1, 1 << 62))
+stack = []          # the ids of the live levels, outermost first (level 1 has none: arrays)
+
+IN_PLACE = ("an in-place write changed a tensor that carries a tangent of a nested forward-mode "
+            "level (jvp inside jvp, jacfwd of jacfwd); autograd_lab cannot follow such a write. "
+            "Write the function without in-place operations (x = x * 2, not x *= 2).")
+
+NO_RULE = ("{} pushes tangents at the outermost forward-mode level only: a custom "
+           "autograd.Function cannot run inside nested forward-mode levels (jvp inside jvp, "
+           "jacfwd of jacfwd). Write the function with autograd_lab's operations instead.")
+
+
+def enter():
+    """Start one more level; returns its id (None for the outermost, whose tangents are arrays)."""
+    state.forward_level += 1
+    if state.forward_level == 1:
+        return None
+    level = next(_ids)
+    stack.append(level)
+    return level
+
+
+def leave(level):
+    """End the level :func:`enter` started."""
+    state.forward_level -= 1
+    if level is not None:
+        stack.remove(level)
+
+
+def tangent(t, level):
+    """``t``'s tangent at ``level`` (an id from :func:`enter`; None: the outermost, an
+    array), or None."""
+    if level is None:
+        return t._tangent
+    got = t.__dict__.get("_levels") if type(t) is Tensor else None
+    if got is None and t._grad_fn is not None:      # an output the backward walk rebuilt from
+        got = getattr(t._grad_fn, "levels", None)   # its node (forward over reverse)
+    if got is None:
+        return None
+    version, tangents = got
+    found = tangents.get(level)
+    if found is not None and version != t._version:
+        raise RuntimeError(IN_PLACE)
+    return found
+
+
+def give(t, level, value):
+    """Set ``t``'s tangent at ``level`` (a tensor, or an array for the outermost level)."""
+    if level is None:
+        t._tangent = value
+        return
+    got = t.__dict__.get("_levels")
+    tangents = {} if got is None else dict(got[1])
+    tangents[level] = value
+    t._levels = (t._version, tangents)
+
+
+def push(op, args, params, result):
+    """The result's tangents at every nested level (recording.attach calls this when
+    ``state.forward_level > 1``; the outermost level's tangent it has pushed itself)."""
+    if not op.differentiable:
+        return
+    live = state.forward_level
+    for k, level in enumerate(stack[:live - 1], start=2):     # (a rule runs with fewer live)
+        tangents = [tangent(a, level) if type(a) is Tensor else None for a in args]
+        if all(t is None for t in tangents):
+            continue
+        if op.promote and op.jvp_all is None:
+            tangents = [_batch_in_front(t, a, result) for t, a in zip(tangents, args)]
+        state.forward_level = k - 1             # the rule's operations push the outer levels
+        try:
+            with no_grad(), np.errstate(all="ignore"):
+                t = op.tangent(tangents, result, list(args), params)
+        finally:
+            state.forward_level = live
+        if t is None and op.jvp_all is not None:      # (an autograd.Function: see function.py)
+            raise RuntimeError(NO_RULE.format(op.grad_name(args, params)))
+        if t is not None:
+            give(result, level, _as_tangent(t, result))
+    node = result._grad_fn
+    if node is not None and "_levels" in result.__dict__:
+        node.levels = result._levels            # for the output a backward rebuilds (Node.saved)
+
+
+def _batch_in_front(t, x, result):
+    """An elementwise op broadcasts right-aligned: a batch of tangents in front of a
+    smaller input's shape must stay in front of the result's broadcast dimensions."""
+    if t is None:
+        return t
+    ndim, xdim = result.ndim, x.ndim
+    if t.ndim == xdim or xdim >= ndim:
+        return t
+    lead = t.shape[:t.ndim - xdim]
+    return t.reshape(lead + (1,) * (ndim - xdim) + x.shape)
+
+
+def _as_tangent(t, result):
+    """A rule's answer as a tensor of the result's dtype and (batch and) shape."""
+    if type(t) is not Tensor:
+        t = Tensor._make(np.asarray(t))
+    want = result.shape
+    if t.ndim < len(want) or t.shape[t.ndim - len(want):] != want:
+        t = t.expand(*(t.shape[:max(0, t.ndim - len(want))] + want))
+    if result._data.dtype.kind == "f" and t._data.dtype != result._data.dtype:
+        with no_grad():
+            t = t.to(result.dtype)
+    return t
+
+
+def carry(src, dst):
+    """Give ``dst`` (a new tensor of the same numbers) every tangent ``src`` carries, at
+    each live level; returns whether it carried any."""
+    carried = src._tangent is not None
+    dst._tangent = src._tangent
+    for level in stack[:state.forward_level - 1]:
+        t = tangent(src, level)
+        if t is not None:
+            give(dst, level, t)
+            carried = True
+    return carried
+
+
+state.push_levels = push      # (recording.attach calls it: the core imports no shell module)
