@@ -334,6 +334,8 @@ def _place(view, base):
         for n, stride in zip(a.shape, a.strides):
             at = np.add.outer(at, np.arange(n) * stride)
         return at
+    if base.ndim == 0:                    # a view of one number: every index of it is that number
+        return (None,) * view.ndim
     spots = addresses(base).ravel()
     order = np.argsort(spots, kind="stable")
     flat = order[np.searchsorted(spots, addresses(view), sorter=order)]
@@ -376,6 +378,8 @@ def _setitem_value(x, key, value):
     if value._vbox is not None and value._vbox is x._vbox and value._data.ndim:
         _check_overlap(x, value)          # (one number is read first, as fill_ reads it)
     if any(isinstance(k, np.ndarray) for k in key):
+        if value._data.ndim and np.may_share_memory(x._data, value._data):
+            raise RuntimeError(OVERLAP)   # index_put_ refuses even the same numbers (x[:, i] = x)
         one_mask = value._data.ndim == 0 and len(key) == 1 and is_mask(key[0])
         if value._data.dtype != x._data.dtype and not one_mask:
             raise RuntimeError("Index put requires the source and destination dtypes match, got "
@@ -395,9 +399,11 @@ def _check_overlap(written, read):
         return
     if a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.strides == b.strides:
         return                            # the same numbers, laid out the same way: fine
-    raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
-                       "tensor refer to a single memory location. Please clone() the tensor before "
-                       "performing the operation.")
+    raise RuntimeError(OVERLAP)
+
+
+OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+           "to a single memory location. Please clone() the tensor before performing the operation.")
 
 
 def _dense(a):

@@ -16,6 +16,7 @@ own shape; the engine sums a gradient back to a broadcast input's shape
 ``g`` may carry extra leading dimensions (one per batched seed) and rules index axes
 from the end.
 """
+import builtins
 import math
 
 import numpy as np
@@ -500,14 +501,31 @@ def _reshape_forward(x, shape):
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
 
 
-reshape = Op("ViewBackward0", _reshape_forward,
+def _reshape_name(args, p):
+    """torch's reshape is a view of a contiguous tensor (ViewBackward0), a view with other
+    strides where they can express the new shape (ReshapeAliasBackward0), else a copy
+    (UnsafeViewBackward0)."""
+    x = args[0]._data
+    if x.flags.c_contiguous:
+        return "ViewBackward0"
+    probe = x.view()
+    try:
+        probe.shape = p["shape"]          # NumPy refuses when the strides cannot express it
+    except (AttributeError, ValueError):
+        return "UnsafeViewBackward0"
+    return "ReshapeAliasBackward0"
+
+
+reshape = Op(_reshape_name, _reshape_forward,
              vjp=(lambda g, y, x, shape: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, shape: reshape(t, _lead(t, x) + y.shape),),
              saves=False)
+# x.view(shape): the same rules, and always a view (Tensor.view refuses the rest)
+view = Op("ViewBackward0", _reshape_forward, vjp=reshape.vjp, jvp=reshape.jvp, saves=False)
 
 
 def _swap(x, dim0, dim1):
-    return x.swapaxes(dim0, dim1)
+    return x.swapaxes(dim0, dim1) if x.ndim else x[...]     # (a 0-d tensor: a view of itself)
 
 
 def _swap_rules():
@@ -535,9 +553,17 @@ unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
                jvp=(lambda t, y, x, dim: unsqueeze(t, dim),),
                saves=False)
 
+def _ones(x, dim):
+    """The dimensions among ``dim`` (an int or a tuple) of size 1: squeeze(d) passes over
+    the others, as torch does."""
+    if dim is None:
+        return None
+    return tuple(d for d in (dim if isinstance(dim, tuple) else (dim,)) if x.ndim and x.shape[d] == 1)
+
+
 squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else
              "SqueezeBackward2" if isinstance(p["dim"], tuple) else "SqueezeBackward1",
-             lambda x, dim=None: np.squeeze(x, dim)[...],   # a view, even of nothing squeezed
+             lambda x, dim=None: np.squeeze(x, _ones(x, dim))[...],   # a view, even of nothing squeezed
              vjp=(lambda g, y, x, dim=None: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, dim=None: reshape(t, _lead(t, x) + y.shape),),
              saves=False)
@@ -623,12 +649,32 @@ def index_forward(x, key, lead=0):
 
 
 def _index_name(args, p):
+    """torch's name: basic indexing applies its parts left to right (an int selects, a
+    slice that is not the whole dimension slices, None unsqueezes) and is named after the
+    last one applied; nothing applied is an alias (x[...], x[:, :]), but a lone slice
+    always slices (x[:]).  Any tensor or list among them: IndexBackward0."""
     key = p["key"]
-    if all(isinstance(k, (int, np.integer)) for k in key):
-        return "SelectBackward0"
-    if all(isinstance(k, slice) or k is Ellipsis for k in key):
+    if any(isinstance(k, np.ndarray) for k in key):
+        return "IndexBackward0"
+    if len(key) == 1 and isinstance(key[0], slice):
         return "SliceBackward0"
-    return "IndexBackward0"
+    shape = args[0].shape[p.get("lead", 0):] if isinstance(args[0], Tensor) else ()
+    claimed = builtins.sum(k is not None and k is not Ellipsis for k in key)
+    dims, last = iter(shape), "Alias"
+    for k in key:
+        if k is Ellipsis:
+            for _ in range(len(shape) - claimed):
+                next(dims, None)
+        elif k is None:
+            last = "Unsqueeze"
+        elif isinstance(k, slice):
+            n = next(dims, 0)
+            if k.indices(n) != (0, n, 1):
+                last = "Slice"
+        else:
+            next(dims, None)
+            last = "Select"
+    return last + "Backward0"
 
 
 index = Op(_index_name, index_forward,
@@ -732,7 +778,7 @@ def _cat_vjp(g, y, *xs, dim=0):
     grads, start = [], 0
     for x in xs:
         if skipped_by_cat(x.shape, xs):               # took no part: an empty gradient
-            grads.append(np.zeros(_lead(g, y) + x.shape, y.dtype))
+            grads.append(np.zeros(_lead(g, y) + x.shape, (y._data if isinstance(y, Tensor) else y).dtype))
             continue
         n = x.shape[dim]
         grads.append(index(g, key=_along(dim, y.ndim, slice(start, start + n))))
@@ -838,10 +884,17 @@ def _matmul_vjp_b(g, y, a, b):
 
 
 def _matmul_name(args, p):
+    """torch's name for the node its matmul records last: mm, mv and dot for matrices and
+    vectors; a vector times a matrix is an mm between an unsqueeze and a squeeze
+    (SqueezeBackward4); batched products end in a reshape of the batched mm's result
+    (UnsafeViewBackward0), or in a copy of its transpose when a matrix meets a batch of
+    matrices (CloneBackward0)."""
     a, b = args[0]._data.ndim, args[1]._data.ndim
     if a <= 2 and b <= 2:
+        if a == 1 and b == 2:
+            return "SqueezeBackward4"
         return "MmBackward0" if b == 2 else "MvBackward0" if a == 2 else "DotBackward0"
-    return "BmmBackward0"
+    return "CloneBackward0" if a == 2 else "UnsafeViewBackward0"
 
 
 def _matmul_jvp(t, y, a, b, side):
@@ -1014,6 +1067,131 @@ def _nll_jvp(d, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
 # (the rule reads only the input's shape, but torch saves the input itself: so a write to
 # it before the backward is refused, and a second backward too, as in torch)
 nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs")
+
+
+# == More of torch's ops (issue 36): softmax, bounds as tensors, sort, gather, ... ======
+# (kept together, apart from the rows above)
+
+def _softmax_forward(x, dim):
+    e = np.exp(x - np.amax(x, axis=dim, keepdims=True))   # shifted by the maximum: no overflow
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax_forward(x, dim):
+    shifted = x - np.amax(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+# one row each, as in torch: the rules read the output (so writing into it in place is
+# refused at the backward); ``dim`` is a tuple of one negative dimension (batch-safe), or
+# () for a 0-d tensor
+softmax = Op("SoftmaxBackward0", _softmax_forward,
+             vjp=(lambda g, y, x, dim: y * (g - sum(g * y, dim, True)),),
+             jvp=(lambda t, y, x, dim: y * (t - sum(t * y, dim, True)),),
+             saves="output")
+
+log_softmax = Op("LogSoftmaxBackward0", _log_softmax_forward,
+                 vjp=(lambda g, y, x, dim: g - exp(y) * sum(g, dim, True),),
+                 jvp=(lambda t, y, x, dim: t - sum(t * exp(y), dim, True),),
+                 saves="output")
+
+
+def _clamp_tensor_forward(x, min, max):
+    return np.minimum(np.maximum(x, min), max) if min is not None and max is not None else \
+        np.maximum(x, min) if min is not None else np.minimum(x, max)
+
+
+def _clamp_x_share(x, min, max):
+    inside = True
+    if min is not None:
+        inside = inside & (x >= min)
+    if max is not None:
+        inside = inside & (x <= max)
+    return inside
+
+
+def _clamp_min_share(x, min, max):
+    """Where min decides the result: x below it (and, with a max too, min below max)."""
+    return (x < min) & (min < max) if max is not None else x < min
+
+
+def _clamp_max_share(x, min, max):
+    """Where max decides: x above it, or max below min (max wins then, as in torch)."""
+    return (x > max) | (max < min) if min is not None else x > max
+
+
+# clamp with tensor bounds (ClampBackward0): each bound gets the gradient where it decided
+clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
+                  vjp=(lambda g, y, x, lo, hi: where(_clamp_x_share(x, lo, hi), g, 0.0),
+                       lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
+                       lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
+                  jvp=(lambda t, y, x, lo, hi: where(_clamp_x_share(x, lo, hi), t, 0.0),
+                       lambda t, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), t, 0.0),
+                       lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
+                  promote=True, saves="inputs")
+
+clamp_min = Op("ClampMinBackward0", lambda x, min: np.maximum(x, min),
+               vjp=(lambda g, y, x, min: where(x >= min, g, 0.0),),
+               jvp=(lambda t, y, x, min: where(x >= min, t, 0.0),),
+               saves="inputs")
+
+clamp_max = Op("ClampMaxBackward0", lambda x, max: np.minimum(x, max),
+               vjp=(lambda g, y, x, max: where(x <= max, g, 0.0),),
+               jvp=(lambda t, y, x, max: where(x <= max, t, 0.0),),
+               saves="inputs")
+
+rsqrt = Op("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
+           vjp=(lambda g, y, x: -0.5 * g * y * y * y,),
+           jvp=(lambda t, y, x: -0.5 * t * y * y * y,),
+           floating=True, saves="output")
+
+# values picked along a dimension by an index (``key``: one index array per dimension,
+# as max(dim) builds it): the gradient goes back to the entries picked, added up where
+# an entry is picked twice
+gather = _picked("GatherBackward0")
+sort = Op(lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0",
+          lambda x, key, dim, keepdim, stable=False: _pick_forward(x, key, dim, keepdim),
+          vjp=(lambda g, y, x, key, dim, keepdim, stable=False: _pick_vjp(g, y, x, key, dim, keepdim),),
+          jvp=(lambda t, y, x, key, dim, keepdim, stable=False: _pick_jvp(t, y, x, key, dim, keepdim),),
+          saves=False)
+
+# x.index_select(dim, i), x.split(n), x.chunk(n): index's rules under torch's names
+index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
+split = Op(lambda args, p: "SplitWithSizesBackward0" if p.get("sizes") else "SplitBackward0",
+           lambda x, key, lead=0, sizes=False: index_forward(x, key, lead),
+           vjp=(lambda g, y, x, key, lead=0, sizes=False: index.vjp[0](g, y, x, key, lead),),
+           jvp=(lambda t, y, x, key, lead=0, sizes=False: index.jvp[0](t, y, x, key, lead),),
+           saves=False)
+narrow = Op("SliceBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
+
+
+def _repeat_forward(x, repeats):
+    return np.tile(x, repeats)
+
+
+def _repeat_vjp(g, y, x, repeats):
+    """Each entry of x was copied once per repeat: add up its copies.  g's trailing
+    dimensions are split into (repeats, size) pairs, and the repeats summed away."""
+    lead = g.shape[:g.ndim - y.ndim]
+    sizes = (1,) * (len(repeats) - x.ndim) + tuple(x.shape)
+    pairs = tuple(n for r, s in zip(repeats, sizes) for n in (r, s))
+    split = reshape(g, lead + pairs)
+    summed = sum(split, tuple(range(-2 * len(repeats), 0, 2)), False)
+    return reshape(summed, lead + tuple(x.shape))
+
+
+repeat = Op("RepeatBackward0", _repeat_forward,
+            vjp=(_repeat_vjp,),
+            jvp=(lambda t, y, x, repeats: _repeat_forward_batched(t, x, repeats),),
+            saves=False)
+
+
+def _repeat_forward_batched(t, x, repeats):
+    """repeat of a tangent that may carry a batch in front: the batch repeated once."""
+    lead = t.ndim - x.ndim
+    sizes = (1,) * (len(repeats) - x.ndim) + tuple(x.shape)
+    t = reshape(t, t.shape[:lead] + sizes)
+    return repeat(t, (1,) * lead + tuple(repeats))
 
 
 # -- entries of the table that other parts of the package look up by name --------------
