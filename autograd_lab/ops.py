@@ -1148,15 +1148,16 @@ rsqrt = Op("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
 # values picked along a dimension by an index (``key``: one index array per dimension,
 # as max(dim) builds it): the gradient goes back to the entries picked, added up where
 # an entry is picked twice
-gather = _picked("GatherBackward0")
+# (torch saves the index of these three: a second backward is refused, as there)
+gather = Op("GatherBackward0", _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves="index")
 sort = Op(lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0",
           lambda x, key, dim, keepdim, stable=False: _pick_forward(x, key, dim, keepdim),
           vjp=(lambda g, y, x, key, dim, keepdim, stable=False: _pick_vjp(g, y, x, key, dim, keepdim),),
           jvp=(lambda t, y, x, key, dim, keepdim, stable=False: _pick_jvp(t, y, x, key, dim, keepdim),),
-          saves=False)
+          saves="index")
 
-# x.index_select(dim, i), x.split(n), x.chunk(n): index's rules under torch's names
-index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
+# x.index_select(dim, i), x.split(n), x.chunk(n), x.narrow(...): index's rules under torch's names
+index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves="index")
 split = Op(lambda args, p: "SplitWithSizesBackward0" if p.get("sizes") else "SplitBackward0",
            lambda x, key, lead=0, sizes=False: index_forward(x, key, lead),
            vjp=(lambda g, y, x, key, lead=0, sizes=False: index.vjp[0](g, y, x, key, lead),),
