@@ -104,7 +104,9 @@ def _numbers_of_tensors(data, dtypes_seen, stand_in=None):
     of more or fewer), or by ``stand_in`` if given, noting the tensors' dtypes in
     ``dtypes_seen``."""
     if isinstance(data, Tensor):
-        if data._data.size != 1:
+        if data._data.size != 1:           # (torch reads an integer tensor as an index first)
+            if data._data.dtype.kind in "biu":
+                raise TypeError("only integer tensors of a single element can be converted to an index")
             raise ValueError("only one element tensors can be converted to Python scalars")
         dtypes_seen.append(data._data.dtype)
         return data._data.item() if stand_in is None else stand_in

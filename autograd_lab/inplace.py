@@ -375,9 +375,12 @@ def _setitem_value(x, key, value):
         kind = type(value)
         kind = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
         raise TypeError(f"can't assign a {kind} to a al.{dtypes.scalar_type_name(x._data.dtype)}Tensor")
-    if value._vbox is not None and value._vbox is x._vbox and value._data.ndim:
-        _check_overlap(x, value)          # (one number is read first, as fill_ reads it)
-    if any(isinstance(k, np.ndarray) for k in key):
+    advanced = any(isinstance(k, np.ndarray) for k in key)
+    if value._vbox is not None and value._vbox is x._vbox and value._data.ndim and not advanced:
+        # (one number is read first, as fill_ reads it; torch's copy_ compares the numbers
+        # written, x[key], with the value: x[:, 0] = x[:, 1] is fine)
+        _check_overlap(Tensor._make(ops.index_forward(x._data, key)), value)
+    if advanced:
         if value._data.ndim and np.may_share_memory(x._data, value._data):
             raise RuntimeError(OVERLAP)   # index_put_ refuses even the same numbers (x[:, i] = x)
         one_mask = value._data.ndim == 0 and len(key) == 1 and is_mask(key[0])

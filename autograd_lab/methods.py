@@ -158,11 +158,13 @@ class TensorMethods:
 
     def argmax(self, dim=None, keepdim=False):
         _check_not_empty(self, "argmax", dim, IndexError)
+        _check_not_bool(self, "argmax")
         return ops.argmax(self, dim=dim, keepdim=keepdim)
     def any(self, dim=None, keepdim=False): return ops.any_(self, dim=dim, keepdim=keepdim)
     def all(self, dim=None, keepdim=False): return ops.all_(self, dim=dim, keepdim=keepdim)
     def argmin(self, dim=None, keepdim=False):
         _check_not_empty(self, "argmin", dim, IndexError)
+        _check_not_bool(self, "argmin")
         return ops.argmin(self, dim=dim, keepdim=keepdim)
 
     # -- shape -----------------------------------------------------------------------
@@ -453,6 +455,11 @@ def _index_of(index, message):
 def _floating_for(x, bound):
     """x, cast to the default float if a float bound meets an integer tensor (as torch)."""
     return x.to(dtypes.float32) if isinstance(bound, float) and x._data.dtype.kind in "biu" else x
+
+
+def _check_not_bool(x, name):
+    if x._data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
 
 
 def _check_not_empty(x, name, dim=None, kind=None):

@@ -318,7 +318,16 @@ sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              jvp=(lambda t, y, x: t * (y * (1 - y)),),
              floating=True, saves="output", into=_sigmoid_into)
 
-abs = Op("AbsBackward0", np.abs,
+def _no_bool(kernel, forward):
+    """forward, refusing a bool tensor as torch's kernel does (it has none for bools)."""
+    def checked(x):
+        if x.dtype == np.bool_:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+        return forward(x)
+    return checked
+
+
+abs = Op("AbsBackward0", _no_bool("abs_cpu", np.abs),
          vjp=(lambda g, y, x: g * sign(x),),
          jvp=(lambda t, y, x: t * sign(x),),
          saves="inputs")
@@ -339,8 +348,9 @@ def _sign_forward(x):
     return s
 
 
-sign, floor = _flat("SignBackward0", _sign_forward), _flat("FloorBackward0", np.floor)
-ceil, round = _flat("CeilBackward0", np.ceil), _flat("RoundBackward0", np.round)
+sign, floor = _flat("SignBackward0", _sign_forward), _flat("FloorBackward0", _no_bool("floor_vml_cpu", np.floor))
+ceil = _flat("CeilBackward0", _no_bool("ceil_vml_cpu", np.ceil))
+round = _flat("RoundBackward0", _no_bool("round_vml_cpu", np.round))
 
 
 # -- comparisons and logic: bool results, never differentiable ------------------------
@@ -677,10 +687,16 @@ def _index_name(args, p):
     return last + "Backward0"
 
 
+def _whole(key):
+    """Whether an index takes everything as it is (x[...], x[:, :]): its gradient is g."""
+    return builtins.all(k is Ellipsis or isinstance(k, slice) and k == slice(None) for k in key)
+
+
 index = Op(_index_name, index_forward,
-           vjp=(lambda g, y, x, key, lead=0:
+           vjp=(lambda g, y, x, key, lead=0: g if _whole(key) else
                 scatter(g, shape=x.shape[lead:], key=key, lead=g.ndim - y.ndim + lead),),
-           jvp=(lambda t, y, x, key, lead=0: index(t, key=key, lead=t.ndim - x.ndim + lead),),
+           jvp=(lambda t, y, x, key, lead=0: t if _whole(key) else
+                index(t, key=key, lead=t.ndim - x.ndim + lead),),
            saves=False)
 
 
@@ -836,9 +852,14 @@ def _matmul_forward(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
     try:
-        return np.matmul(a, b)
+        out = np.matmul(a, b)
     except ValueError as e:           # NumPy refuses the shapes: say why in torch's words
         raise _matmul_error(a, b, e) from None
+    if a.dtype == np.bool_:           # torch has no kernel for bools: it names the one it tried
+        kernel = ("dot" if a.ndim == b.ndim == 1 else "addmv_impl_cpu" if b.ndim == 1 else
+                  "addmm_impl_cpu_" if b.ndim == 2 else "bmm")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    return out
 
 
 def _matmul_error(a, b, err):
@@ -894,7 +915,10 @@ def _matmul_name(args, p):
         if a == 1 and b == 2:
             return "SqueezeBackward4"
         return "MmBackward0" if b == 2 else "MvBackward0" if a == 2 else "DotBackward0"
-    return "CloneBackward0" if a == 2 else "UnsafeViewBackward0"
+    if a == 2:                        # the transpose of a batched mm, copied unless already contiguous
+        n, p = args[0]._data.shape[0], args[1]._data.shape[-1]
+        return "TransposeBackward0" if n == 1 or p == 1 else "CloneBackward0"
+    return "UnsafeViewBackward0"
 
 
 def _matmul_jvp(t, y, a, b, side):
