@@ -90,12 +90,12 @@ def _from_python(data, np_dtype):
     array = _known(array, data)
     if into_int:
         return _fitted(array, np_dtype, data)
-    if np_dtype is None and array.dtype == np.float64:
-        array = array.astype(dtypes.DEFAULT_FLOAT)
     if np_dtype is None and inner:        # torch promotes the tensors' dtypes with the numbers'
         numbers = np.array(_numbers_of_tensors(given, [], stand_in=False)).dtype   # (False: no say)
         numbers = dtypes.DEFAULT_FLOAT if numbers == np.float64 else numbers
-        array = array.astype(functools.reduce(dtypes.promote_types, inner, numbers))
+        return array.astype(functools.reduce(dtypes.promote_types, inner, numbers))
+    if np_dtype is None and array.dtype == np.float64:
+        array = array.astype(dtypes.DEFAULT_FLOAT)
     return array
 
 

@@ -198,6 +198,11 @@ class InPlaceMethods:
         if self._base is None:
             return self._overwrite(op(self, value, key=key))
         base = self._base
+        if base._data.ndim == 0:          # a view of one number: written or not (a 0-d mask)
+            hit = np.zeros(self._data.shape, bool)
+            ops.write_into(hit, True, key)
+            base._overwrite(ops.copy_slices(base, value, key=(np.array(hit.any()),)))
+            return self
         at = np.ravel_multi_index(_place(self._data, base._data), base.shape)
         base._overwrite(ops.copy_slices(base, value, key=np.unravel_index(ops.index_forward(at, key),
                                                                           base.shape)))

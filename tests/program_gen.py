@@ -236,6 +236,8 @@ def _statement(rng, env, names, k):
             return code
         if ".split(" in code or ".chunk(" in code:     # torch refuses an in-place write to
             _NO_WRITES.update(picked + [f"v{k}"])           # these (multi-output views): none here
+        if ".expand(" in code:           # torch lets fill_, zero_ and x[i] = number write into
+            _NO_WRITES.add(f"v{k}")       # an expanded tensor; autograd_lab refuses every write
         if builder is _matmul and tensors[0].ndim == 2 and "DATA_MM[3]" in code:
             _NO_WRITES.add(f"v{k}")       # torch's result may be a view of its own (see below)
         return f"v{k} = {code}"
@@ -336,10 +338,10 @@ def _describe(t, lib, named=True):
         node = t.grad_fn
     except Exception as e:             # (torch refuses to show some views' grad_fn)
         return ("raised", type(e).__name__, str(e).split("\n")[0][:160])
-    try:
+    if getattr(t, "_is_zerotensor", lambda: False)():   # (torch's grad may give a ZeroTensor,
+        values = np.zeros(tuple(t.shape), str(t.dtype).split(".")[-1])   # which refuses numpy())
+    else:
         values = t.detach().numpy().copy()
-    except RuntimeError:               # (torch's grad may give a ZeroTensor, which refuses numpy())
-        values = np.asarray(t.detach().tolist(), dtype=str(t.dtype).split(".")[-1])
     return ("tensor", values, str(t.dtype).split(".")[-1], tuple(t.shape),
             t.requires_grad, t.is_leaf, node.name() if node is not None and named else None)
 
