@@ -341,7 +341,7 @@ class TensorMethods:
     def mv(self, vec): return F.mv(self, vec)
 
     def contiguous(self, memory_format=None):
-        return self if self._data.flags.c_contiguous else ops.clone(self)
+        return self if self._data.flags.c_contiguous else ops.contiguous(self)
 
     def sort(self, dim=-1, descending=False, stable=False):
         """(values, indices) along dim; ties keep their order (a stable sort), NaN counts
@@ -376,6 +376,8 @@ class TensorMethods:
         if idx.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
         n = self._data.shape[axis] if self._data.ndim else 1
+        if n == 0 and idx.size:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
         if ((idx >= n) | (idx < -n)).any():
             raise IndexError("index out of range in self")
         return ops.index_select(self, key=(slice(None),) * axis + (idx.reshape(-1),))

@@ -125,10 +125,13 @@ neg = Op("NegBackward0", _neg_forward,
 
 def _pow_base(g, y, a, b):
     # d(a^b)/da = b a^(b-1); torch defines it as 0 where b == 0 (even at a == 0)
+    if isinstance(b, (np.ndarray, Tensor)) and b.dtype in (np.bool_, dtypes.bool_):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if isinstance(b, (int, float)):
         if b == 0:
             return _zeros_like(g)
-        return g * b * (a if b == 2 else a ** (b - 1))     # a ** 1 is a: no power to compute
+        return g * b * (a if b == 2 else pow_number(a, b - 1))   # a ** 1 is a: no power to compute
     return where(b == 0, 0.0, g * b * a ** (b - 1))
 
 
@@ -138,8 +141,12 @@ def _pow_exponent(g, y, a, b):
 
 
 def _pow_forward(a, b):
+    if isinstance(b, np.ndarray) and b.dtype == np.bool_ and np.asarray(a).dtype == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if np.asarray(a).dtype.kind in "biu" and np.asarray(b).dtype.kind in "biu" and np.any(np.asarray(b) < 0):
         return _int_pow(np.asarray(a), np.asarray(b))
+    if type(b) is float and b == -0.5:   # torch takes 1 / sqrt(a) (so -0.0 gives -inf)
+        return 1 / np.sqrt(a)
     return a ** b                     # NumPy's ** squares for 2 and takes sqrt for 0.5, as torch does
 
 
@@ -1097,11 +1104,15 @@ nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,)
 # (kept together, apart from the rows above)
 
 def _softmax_forward(x, dim):
+    if x.size == 0:                   # nothing to compute (an empty dimension has no maximum)
+        return np.array(x)
     e = np.exp(x - np.amax(x, axis=dim, keepdims=True))   # shifted by the maximum: no overflow
     return e / np.sum(e, axis=dim, keepdims=True)
 
 
 def _log_softmax_forward(x, dim):
+    if x.size == 0:
+        return np.array(x)
     shifted = x - np.amax(x, axis=dim, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
 
@@ -1179,6 +1190,9 @@ sort = Op(lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0
           vjp=(lambda g, y, x, key, dim, keepdim, stable=False: _pick_vjp(g, y, x, key, dim, keepdim),),
           jvp=(lambda t, y, x, key, dim, keepdim, stable=False: _pick_jvp(t, y, x, key, dim, keepdim),),
           saves="index")
+
+# x.contiguous() of a tensor that is not: a copy laid out row by row (clone keeps the layout)
+contiguous = Op("CloneBackward0", lambda x: np.array(x, order="C"), vjp=clone.vjp, jvp=clone.jvp, saves=False)
 
 # x.index_select(dim, i), x.split(n), x.chunk(n), x.narrow(...): index's rules under torch's names
 index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves="index")

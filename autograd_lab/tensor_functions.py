@@ -211,7 +211,7 @@ def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``, computed shifted by the maximum (no overflow):
     one row of the rules table, SoftmaxBackward0, as in torch."""
     x, dims = _softmax_input(_t(input), dim, "softmax")
-    return x.clone() if x._data.size == 0 else ops.softmax(x, dim=dims)
+    return ops.softmax(x, dim=dims)
 
 
 @_half_in_float32
@@ -221,7 +221,7 @@ def log_softmax(input, dim, dtype=None):
     """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero
     (LogSoftmaxBackward0, one row of the rules table)."""
     x, dims = _softmax_input(_t(input), dim, "log_softmax")
-    return x.clone() if x._data.size == 0 else ops.log_softmax(x, dim=dims)
+    return ops.log_softmax(x, dim=dims)
 
 
 def _softmax_input(x, dim, name):
