@@ -329,11 +329,11 @@ class TensorMethods:
     def rsqrt(self): return ops.rsqrt(self)
 
     def clamp_min(self, min):
-        return F.checked_clamp(self, min, None) if isinstance(min, Tensor) else \
+        return ops.clamp_min_tensor(self, min, None) if isinstance(min, Tensor) else \
             ops.clamp_min(_floating_for(self, min), min)
 
     def clamp_max(self, max):
-        return F.checked_clamp(self, None, max) if isinstance(max, Tensor) else \
+        return ops.clamp_max_tensor(self, None, max) if isinstance(max, Tensor) else \
             ops.clamp_max(_floating_for(self, max), max)
 
     def where(self, condition, y): return F.where(condition, self, y)

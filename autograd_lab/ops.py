@@ -1165,6 +1165,12 @@ clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
                        lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
                   promote=True, saves="inputs")
 
+# x.clamp_min(tensor), x.clamp_max(tensor): the same rules, torch's names for them
+clamp_min_tensor = Op("ClampMinBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
+                      promote=True, saves="inputs")
+clamp_max_tensor = Op("ClampMaxBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
+                      promote=True, saves="inputs")
+
 clamp_min = Op("ClampMinBackward0", lambda x, min: np.maximum(x, min),
                vjp=(lambda g, y, x, min: where(x >= min, g, 0.0),),
                jvp=(lambda t, y, x, min: where(x >= min, t, 0.0),),

@@ -88,6 +88,8 @@ CASES = [
     ("clamp_tensor_bounds", lambda a, b, c: a.clamp(b, c), [(2, 3), (3,), (2, 1)], "apart"),
     ("clamp_min", lambda a: a.clamp_min(0.1), [(5,)], "apart"),
     ("clamp_max", lambda a: al.clamp_max(a, 0.1), [(5,)], "apart"),
+    ("clamp_min_tensor", lambda a, b: a.clamp_min(b), [(2, 3), (3,)], "apart"),
+    ("clamp_max_tensor", lambda a, b: a.clamp_max(b), [(2, 3), (2, 1)], "apart"),
     ("rsqrt", lambda a: a.rsqrt(), [(3,)], "pos"),
     ("gather", lambda a: a.gather(1, al.tensor([[0, 0, 2], [1, 0, 1]])), [(2, 3)], None),
     ("sort", lambda a: a.sort(1, descending=True).values, [(2, 4)], "apart"),
@@ -97,6 +99,7 @@ CASES = [
     ("chunk", lambda a: a.chunk(2)[0], [(4, 2)], None),
     ("repeat", lambda a: a.repeat(2, 1, 3), [(2, 3)], None),
     ("view", lambda a: a.view(3, 2), [(2, 3)], None),
+    ("contiguous", lambda a: a.T.contiguous(), [(2, 3)], None),
     ("movedim", lambda a: a.movedim(0, 2), [(2, 3, 4)], None),
     # in place: the out-of-place rule recorded on the tensor (always an intermediate here:
     # a leaf that requires grad refuses); a write through a view is recorded on its base
