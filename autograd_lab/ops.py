@@ -125,9 +125,6 @@ neg = Op("NegBackward0", _neg_forward,
 
 def _pow_base(g, y, a, b):
     # d(a^b)/da = b a^(b-1); torch defines it as 0 where b == 0 (even at a == 0)
-    if isinstance(b, (np.ndarray, Tensor)) and b.dtype in (np.bool_, dtypes.bool_):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
-                           "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if isinstance(b, (int, float)):
         if b == 0:
             return _zeros_like(g)
@@ -167,7 +164,9 @@ def power(base, exponent):
         if exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         dtypes.check_fits(exponent, base._data.dtype)
-    return pow(base, exponent) if isinstance(exponent, Tensor) else pow_number(base, exponent)
+    if isinstance(exponent, Tensor):
+        return pow_by_bools(base, exponent) if exponent._data.dtype == np.bool_ else pow(base, exponent)
+    return pow_number(base, exponent)
 
 
 def _is_int_number(x):
@@ -179,6 +178,16 @@ pow = Op(lambda args, p: "PowBackward1" if isinstance(args[0], Tensor) else "Pow
          vjp=(_pow_base, _pow_exponent),
          jvp=(_pow_base, _pow_exponent),
          promote=True)
+
+def _refused_for_bools(*args):
+    """torch's rule for the base computes b - 1, which it refuses for a bool exponent."""
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                       "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+# a tensor to the power of a bool tensor: computed, but not differentiated, as in torch
+pow_by_bools = Op("PowBackward1", _pow_forward, vjp=(_refused_for_bools, None), jvp=(_refused_for_bools, None),
+                  promote=True)
 
 # a tensor to a number's power: the rules read the tensor only (so x ** 2 then an in-place
 # change of the result is fine, as in torch)
@@ -989,7 +998,13 @@ def _summed(t, per_entry, reduction, count=None):
     return t / (math.prod(per_entry.shape) if count is None else count) if reduction == "mean" else t
 
 
-mse_loss = Op("MseLossBackward0", lambda x, t, reduction="mean": _reduced((x - t) ** 2, reduction),
+def _mse_forward(x, t, reduction="mean"):
+    if x.dtype.kind != "f":               # torch has no integer kernel
+        raise NotImplementedError(f'"mse_cpu" not implemented for \'{dtypes.scalar_type_name(x.dtype)}\'')
+    return _reduced((x - t) ** 2, reduction)
+
+
+mse_loss = Op("MseLossBackward0", _mse_forward,
               vjp=(lambda g, y, x, t, reduction="mean": _spread(g, 2 * (x - t), reduction),
                    lambda g, y, x, t, reduction="mean": _spread(g, 2 * (t - x), reduction)),
               jvp=(lambda d, y, x, t, reduction="mean": _summed(d, 2 * (x - t), reduction),
@@ -1136,15 +1151,6 @@ def _clamp_tensor_forward(x, min, max):
         np.maximum(x, min) if min is not None else np.minimum(x, max)
 
 
-def _clamp_x_share(x, min, max):
-    inside = True
-    if min is not None:
-        inside = inside & (x >= min)
-    if max is not None:
-        inside = inside & (x <= max)
-    return inside
-
-
 def _clamp_min_share(x, min, max):
     """Where min decides the result: x below it (and, with a max too, min below max)."""
     return (x < min) & (min < max) if max is not None else x < min
@@ -1157,10 +1163,10 @@ def _clamp_max_share(x, min, max):
 
 # clamp with tensor bounds (ClampBackward0): each bound gets the gradient where it decided
 clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
-                  vjp=(lambda g, y, x, lo, hi: where(_clamp_x_share(x, lo, hi), g, 0.0),
+                  vjp=(lambda g, y, x, lo, hi: where(_clamp_pass(x, lo, hi), g, 0.0),
                        lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
                        lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
-                  jvp=(lambda t, y, x, lo, hi: where(_clamp_x_share(x, lo, hi), t, 0.0),
+                  jvp=(lambda t, y, x, lo, hi: where(_clamp_pass(x, lo, hi), t, 0.0),
                        lambda t, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), t, 0.0),
                        lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
                   promote=True, saves="inputs")
