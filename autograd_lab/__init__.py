@@ -33,9 +33,9 @@ from .tensor_functions import (abs, add, all, allclose, amax, any, argmax, cat, 
                         sum, t, tanh, transpose, unsqueeze, where)
 from .tensor_functions import (absolute, amin, chunk, clamp_max, clamp_min, divide, eq, flatten,
                                gather, ge, greater, greater_equal, gt, index_select, le, less,
-                               less_equal, lt, masked_fill, movedim, moveaxis, multiply, narrow,
-                               ne, not_equal, rsqrt, select, sort, split, square, subtract,
-                               swapaxes, swapdims, true_divide)
+                               less_equal, logical_xor, lt, masked_fill, movedim, moveaxis,
+                               multiply, narrow, ne, not_equal, rsqrt, select, sort, split,
+                               square, subtract, swapaxes, swapdims, true_divide)
 from .dtypes import finfo, iinfo
 from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)

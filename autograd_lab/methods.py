@@ -105,6 +105,7 @@ class TensorMethods:
     def logical_not(self): return ops.logical_not(self)
     def logical_and(self, other): return ops.logical_and(self, other)
     def logical_or(self, other): return ops.logical_or(self, other)
+    def logical_xor(self, other): return ops.logical_xor(self, other)
 
     def sum(self, dim=None, keepdim=False):
         return ops.sum(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)

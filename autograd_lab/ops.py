@@ -164,9 +164,7 @@ def power(base, exponent):
         if exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         dtypes.check_fits(exponent, base._data.dtype)
-    if isinstance(exponent, Tensor):
-        return pow_by_bools(base, exponent) if exponent._data.dtype == np.bool_ else pow(base, exponent)
-    return pow_number(base, exponent)
+    return pow(base, exponent) if isinstance(exponent, Tensor) else pow_number(base, exponent)
 
 
 def _is_int_number(x):
@@ -178,16 +176,6 @@ pow = Op(lambda args, p: "PowBackward1" if isinstance(args[0], Tensor) else "Pow
          vjp=(_pow_base, _pow_exponent),
          jvp=(_pow_base, _pow_exponent),
          promote=True)
-
-def _refused_for_bools(*args):
-    """torch's rule for the base computes b - 1, which it refuses for a bool exponent."""
-    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                       "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-
-
-# a tensor to the power of a bool tensor: computed, but not differentiated, as in torch
-pow_by_bools = Op("PowBackward1", _pow_forward, vjp=(_refused_for_bools, None), jvp=(_refused_for_bools, None),
-                  promote=True)
 
 # a tensor to a number's power: the rules read the tensor only (so x ** 2 then an in-place
 # change of the result is fine, as in torch)

@@ -149,6 +149,10 @@ def logical_or(input, other):
     return ops.logical_or(_t(input), other)
 
 
+def logical_xor(input, other):
+    return ops.logical_xor(_t(input), other)
+
+
 def sum(input, dim=None, keepdim=False):
     return _t(input).sum(dim, keepdim)
 

@@ -20,7 +20,9 @@ integer target, "Found dtype Long but expected Float"; cross_entropy of an integ
 mse_loss of a bool and a float under create_graph, which autograd_lab's rule refuses);
 in-place writes into the outputs of split/chunk (torch refuses them later, when their
 history is read), into expanded tensors (torch lets fill_, zero_ and x[i] = number write
-there) and into the product of a matrix and a batch of matrices (see _NO_WRITES).
+there) and into the product of a matrix and a batch of matrices (see _NO_WRITES); a
+tensor to the power of a bool or integer tensor (torch's backward refuses a bool
+exponent, autograd_lab's differentiates as if True were 1).
 """
 import warnings
 
@@ -70,8 +72,10 @@ def _binary(rng, a, b):
                      "L.divide({0}, {1})", "{0}.gt({1})", "{0}.le({1})", "L.eq({0}, {1})",
                      "L.max({0}, {1})", "{0}.clamp({1})", "{0}.clamp(max={1})",
                      "{0}.where({0} < 0, {1})", "L.greater_equal({0}, {1})", "{0} != {1}",
-                     "L.logical_and({0}, {1})", "L.logical_or({0} > 0, {1})", "({0} > 0) | ({1} > 0)",
+                     "L.logical_and({0}, {1})", "L.logical_or({0} > 0, {1})", "{0}.logical_xor({1})", "({0} > 0) | ({1} > 0)",
                      "({0} > 0) & ({1} < 0)", "{0}.clamp_min({1})", "{0}.clamp_max({1})"])
+    if op == "{0} ** {1}" and not b.is_floating_point():
+        return None                       # (a power by a bool tensor: see the module's notes)
     return op
 
 

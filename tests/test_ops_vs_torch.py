@@ -81,7 +81,7 @@ CASES = [
     "m.where(m > 0, v)", "m.where(m > 0, 0.0)", "m.mv(v)", "L.mv(m, v)", "m.contiguous()",
     "m.T.contiguous()", "m.T.contiguous().view(6)", "L.amin(m, 1)", "L.flatten(b, 1)",
     "L.masked_fill(m, m > 0, 0.0)", "L.eq(m, v)", "L.ne(m, v)", "L.ge(m, v)", "L.le(m, v)",
-    "L.lt(m, v)",
+    "L.lt(m, v)", "L.logical_xor(m, v > 0)", "m.logical_xor(i)",
     # overlapping writes, as torch refuses them (or not)
     "(lambda w: w.__setitem__((slice(None), L.tensor([0, 1, 2])), w))(m * 1)",
     "(lambda w: (w.__setitem__((slice(None), 0), w[:, 1]), w)[1])(m * 1)",
