@@ -145,7 +145,7 @@ class TensorMethods:
         idx = arg(self, dim=axis, keepdim=True)
         key = along_key(idx._data.copy(), axis)
         values = (ops.max_dim if arg is ops.argmax else ops.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
-        return F.MinMax(values, idx if keepdim else idx.squeeze(axis))
+        return F.RETURN_TYPES["max" if arg is ops.argmax else "min"](values, idx if keepdim else idx.squeeze(axis))
 
     def amax(self, dim=None, keepdim=False):
         dims = reduction_dims(dim, self.ndim)
@@ -358,7 +358,7 @@ class TensorMethods:
             order = np.argsort(self._data, axis, kind="stable")
         key = along_key(order, axis) if ndim else ()
         values = ops.sort(self, key=key, dim=axis, keepdim=True, stable=bool(stable))
-        return F.MinMax(values, Tensor._make(order.astype(np.int64)))
+        return F.RETURN_TYPES["sort"](values, Tensor._make(order.astype(np.int64)))
 
     def gather(self, dim, index):
         axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)

@@ -342,6 +342,14 @@ class MinMax(tuple):
     values = property(lambda self: self[0])
     indices = property(lambda self: self[1])
 
+    def __repr__(self):                   # as torch prints its return types
+        return f"al.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+# what x.max(dim), x.min(dim) and x.sort() return, named as torch names them
+RETURN_TYPES = {name: type(name, (MinMax,), {"__doc__": f"(values, indices) of {name}."})
+                for name in ("max", "min", "sort")}
+
 
 def checked_sub(a, b, alpha=1):
     """a - alpha * b, refusing bool tensors with torch's words."""
