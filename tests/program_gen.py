@@ -421,8 +421,9 @@ def compare(program, al, torch):
 
 
 def shrink(program, al, torch, budget=200):
-    """The smallest program found (dropping statements, outputs of the ending, inputs'
-    gradients) that still shows a difference."""
+    """The smallest program found that still shows a difference: statements dropped,
+    inputs made simpler (no requires_grad, float64), the ending made simpler (fewer
+    outputs, a backward for a grad, none at all)."""
     best = program
     changed = True
     while changed and budget > 0:
@@ -430,6 +431,14 @@ def shrink(program, al, torch, budget=200):
         candidates = []
         for i in range(len(best.lines)):
             candidates.append(_with(best, lines=best.lines[:i] + best.lines[i + 1:]))
+        for i, line in enumerate(best.lines):     # a statement bypassed: its input read instead
+            bypass = _bypassed(best, i, line)
+            if bypass is not None:
+                candidates.append(bypass)
+        for i, (shape, dtype, rg) in enumerate(best.inputs):    # simpler inputs: no grad, float64
+            for simpler in ((shape, dtype, False), (shape, "float64", rg)):
+                if simpler != best.inputs[i] and not (simpler[2] and simpler[1] == "int64"):
+                    candidates.append(_with(best, inputs=best.inputs[:i] + [simpler] + best.inputs[i + 1:]))
         kind, outs, ins = best.ending
         if outs:
             candidates.append(_with(best, ending=("backward", [], [])))
@@ -445,8 +454,26 @@ def shrink(program, al, torch, budget=200):
     return best
 
 
-def _with(program, lines=None, ending=None):
-    p = Program(program.inputs, program.lines if lines is None else lines,
+def _bypassed(program, i, line):
+    """The program without statement i, ``vK = f(vJ)``, reading vJ where it read vK."""
+    import re
+    if not (line.startswith("v") and " = " in line):
+        return None
+    target, rhs = line.split(" = ", 1)
+    read = set(_names_in(rhs))
+    if "[" in target or len(read) != 1:
+        return None
+    source = read.pop()
+
+    def swap(text):
+        return re.sub(rf"\b{target}\b", source, text)
+    kind, outs, ins = program.ending
+    ending = (kind, list(dict.fromkeys(swap(o) for o in outs)), ins)
+    return _with(program, lines=program.lines[:i] + [swap(x) for x in program.lines[i + 1:]], ending=ending)
+
+
+def _with(program, lines=None, ending=None, inputs=None):
+    p = Program(program.inputs if inputs is None else inputs, program.lines if lines is None else lines,
                 program.ending if ending is None else ending)
     p.seed = program.seed
     return p

@@ -79,3 +79,14 @@ def test_the_generator_makes_programs_that_exercise_the_comparison():
     from program_gen import run
     raised = sum(step[2][0] == "raised" for p in programs for step in run(p, al)[0] if step[0] == "step")
     assert raised > 0
+
+
+def test_a_wrong_rule_is_found_and_its_program_shrunk(monkeypatch):
+    """With exp computing sin, some program differs, and the shrunk program is the
+    statement with exp and what it reads."""
+    monkeypatch.setattr(al.Tensor, "exp", lambda self: al.sin(self))
+    seed = next(s for s in range(200) if ".exp()" in generate(s).source()
+                and compare(generate(s), al, torch) is not None)
+    small = shrink(generate(seed), al, torch)
+    assert compare(small, al, torch) is not None
+    assert len(small.lines) == 1 and ".exp()" in small.lines[0], small.source()
