@@ -912,17 +912,18 @@ def _matmul_name(args, p):
     """torch's name for the node its matmul records last: mm, mv and dot for matrices and
     vectors; a vector times a matrix is an mm between an unsqueeze and a squeeze
     (SqueezeBackward4); batched products end in a reshape of the batched mm's result
-    (UnsafeViewBackward0), or, when a matrix that requires grad meets a batch of matrices,
-    in a copy of the transpose of one mm (CloneBackward0; TransposeBackward0 if no copy
+    (UnsafeViewBackward0), or, when a matrix that requires grad (or a batch of one, 3-d)
+    meets a batch of matrices, in a copy of the transpose of one mm (CloneBackward0; TransposeBackward0 if no copy
     is needed)."""
     a, b = args[0]._data.ndim, args[1]._data.ndim
     if a <= 2 and b <= 2:
         if a == 1 and b == 2:
             return "SqueezeBackward4"
         return "MmBackward0" if b == 2 else "MvBackward0" if a == 2 else "DotBackward0"
-    if a == 2 and args[0].requires_grad:   # folded into one mm (so that the matrix's gradient
+    one = a == 3 and b == 3 and args[0]._data.shape[0] == 1 < args[1]._data.shape[0]   # a batch of one
+    if (a == 2 or one) and args[0].requires_grad:   # folded into one mm (so that the matrix's gradient
         # is one mm too), whose transpose is copied unless it is already contiguous
-        n, p = args[0]._data.shape[0], args[1]._data.shape[-1]
+        n, p = args[0]._data.shape[-2], args[1]._data.shape[-1]
         return "TransposeBackward0" if n == 1 or p == 1 else "CloneBackward0"
     return "UnsafeViewBackward0"
 

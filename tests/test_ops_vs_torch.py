@@ -37,7 +37,8 @@ CASES = [
     "m[0]", "m[:, 1]", "m[0, 1]", "m[0:1]", "m[:]", "m[:, :]", "m[...]", "m[None]", "m[:, None]",
     "m[0, None]", "m[None, 0]", "m[..., None]", "m[1:, ::2]", "m[[0, 1]]",
     "v @ m.T", "m @ v", "v @ v", "m @ m.T", "b @ v.reshape(3, 1)[:, 0].repeat(4, 1).T[0]",
-    "v @ b.transpose(1, 2).mT", "b @ b.mT", "m @ b", "m[:1] @ b[:, :, :1]", "x.detach() @ b", "m @ b[..., :1]",
+    "v @ b.transpose(1, 2).mT", "b @ b.mT", "m @ b", "m[:1] @ b[:, :, :1]", "x.detach() @ b", "m @ b[..., :1]", "m[None] @ b", "m[None] @ b[..., :1]", "m[None] @ b[:1]",
+    "m[None].detach() @ b",
     "m.T.reshape(6)", "m.reshape(6)", "m.T.reshape(3, 2)", "m.T.flatten()", "m.T.view(3, 2)",
     "m.T.view(6)", "m.view(3, 2)",
     # softmax and log_softmax: rows of their own, which read their output
