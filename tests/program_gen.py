@@ -191,7 +191,8 @@ def ending_lines(ending):
 
 
 def data_for(program, seed):
-    """The arrays a program reads: inputs, matrices for matmul, and seeds."""
+    """The arrays a program reads: its inputs, and matrices for matmul (its seeds for
+    backward and grad are drawn in ``run``, shaped like the outputs they seed)."""
     rng = np.random.default_rng(seed)
     data = [(np.round(rng.normal(size=s) * 2, 1) + 0.0).astype(d)    # (+ 0.0: no -0.0)
             for s, d, _ in program.inputs]
@@ -199,7 +200,7 @@ def data_for(program, seed):
     for k in range(1, 5):
         for shape in [(k,), (k, 2), (3, k, 2), (2, k, 1)]:
             mm[len(shape)][shape] = np.round(rng.normal(size=shape), 1)
-    return data, mm, rng
+    return data, mm
 
 
 def generate(seed, n_statements=None):
@@ -214,7 +215,7 @@ def generate(seed, n_statements=None):
     program = Program(inputs, [], ("backward", [], []))
     program.seed = seed
     _NO_WRITES.clear()
-    data, mm, _ = data_for(program, seed)
+    data, mm = data_for(program, seed)
     env = {"L": al, "DATA": data, "DATA_MM": mm}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -285,7 +286,7 @@ def run(program, lib):
     """Execute ``program`` on ``lib`` and return a record per step: ("step", line,
     outcome), where outcome is the exception type's name or a summary of the variable
     the line set, and at the end every variable and gradient."""
-    data, mm, rng = data_for(program, program.seed)
+    data, mm = data_for(program, program.seed)
     env = {"L": lib, "DATA": data, "DATA_MM": mm}
     record = []
     lines = program.source().split("\n")
