@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed; `pip instal
 import autograd_lab as al  # noqa: E402
 from program_gen import compare, generate, shrink  # noqa: E402
 
-QUICK_SECONDS = 8.0            # the default run: as many programs as fit, at least MIN_PROGRAMS
+QUICK_SECONDS = 7.0            # the default run: as many programs as fit, at least MIN_PROGRAMS
 MIN_PROGRAMS = 150
 SLOW_SEEDS = range(4000, 5500)
 
