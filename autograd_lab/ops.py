@@ -757,11 +757,15 @@ def write_into(out, values, key, lead=0):
                            f"broadcast to indexing result of shape {list(target[full].shape)}") from None
 
 
-def _write_rules(saves):
+def _write_rules(saves, whole=False):
+    """The rules of a write; ``whole``: it writes every number of x (fill_, zero_, copy_),
+    so x's gradient is zeros that depend on nothing, as torch's zeros_like(grad)."""
     return dict(
-        vjp=(lambda g, y, x, values, key, lead=0: index_put(g, 0.0, key=key, lead=g.ndim - y.ndim + lead),
+        vjp=((lambda g, y, x, values, key, lead=0: _zeros_like(g)) if whole else
+             (lambda g, y, x, values, key, lead=0: index_put(g, 0.0, key=key, lead=g.ndim - y.ndim + lead)),
              lambda g, y, x, values, key, lead=0: index(g, key=key, lead=g.ndim - y.ndim + lead)),
-        jvp=(lambda t, y, x, values, key, lead=0: index_put(t, 0.0, key=key, lead=t.ndim - y.ndim + lead),
+        jvp=((lambda t, y, x, values, key, lead=0: _zeros_like(t)) if whole else
+             (lambda t, y, x, values, key, lead=0: index_put(t, 0.0, key=key, lead=t.ndim - y.ndim + lead)),
              lambda t, y, x, values, key, lead=0:
              index_put(np.zeros(t.shape[:t.ndim - np.ndim(values)] + y.shape, y.dtype), t, key=key,
                        lead=t.ndim - np.ndim(values))),
@@ -775,9 +779,9 @@ copy_slices = Op("torch::autograd::CopySlices", _put_forward, **_write_rules("in
 masked_fill = Op(lambda args, p: "MaskedFillBackward1" if isinstance(args[1], Tensor) else "MaskedFillBackward0",
                  _put_forward, **_write_rules("index"))
 fill = Op(lambda args, p: "FillBackward3" if isinstance(args[1], Tensor) else "FillBackward2",
-          _put_forward, **_write_rules(False))
-zero = Op("ZeroBackward0", _put_forward, **_write_rules(False))
-copy = Op("torch::autograd::CopyBackwards", _put_forward, **_write_rules(False))
+          _put_forward, **_write_rules(False, whole=True))
+zero = Op("ZeroBackward0", _put_forward, **_write_rules(False, whole=True))
+copy = Op("torch::autograd::CopyBackwards", _put_forward, **_write_rules(False, whole=True))
 # a view whose base was written since it was made reads the base's new history
 as_strided = Op("AsStridedBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
 
@@ -1186,8 +1190,10 @@ rsqrt = Op("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
 # values picked along a dimension by an index (``key``: one index array per dimension,
 # as max(dim) builds it): the gradient goes back to the entries picked, added up where
 # an entry is picked twice
-# (torch saves the index of these three: a second backward is refused, as there)
-gather = Op("GatherBackward0", _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves="index")
+# (torch saves the index of sort and index_select, and gather's input too: a second
+# backward is refused, as there, and so is a gather's backward after its input was
+# written in place)
+gather = Op("GatherBackward0", _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves="inputs")
 sort = Op(lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0",
           lambda x, key, dim, keepdim, stable=False: _pick_forward(x, key, dim, keepdim),
           vjp=(lambda g, y, x, key, dim, keepdim, stable=False: _pick_vjp(g, y, x, key, dim, keepdim),),

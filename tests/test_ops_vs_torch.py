@@ -91,6 +91,11 @@ CASES = [
     "(lambda y: (y[None].relu_(), y))(s * -1)",
     "(lambda y: (y.transpose(0, -1).mul_(2), y)[1])(s * 1)",
     "(lambda y: (y.reshape(-1).masked_fill_(y.reshape(-1) > 0, 0.5), y)[1])(s * 1)",
+    # whole writes give x a gradient of zeros that depend on nothing; gather keeps its input
+    "(lambda y: (y.zero_(), L.autograd.grad(y.cos().sum(), x, create_graph=True)))(x * 2)",
+    "(lambda y: (y.fill_(2.0), L.autograd.grad(y.sum(), x, create_graph=True)))(x * 2)",
+    "(lambda y: (y.copy_(v), L.autograd.grad((y * x).sum(), x, create_graph=True)))(x * 2)",
+    "(lambda y: (lambda z: (y.mul_(2), z.sum().backward()))(y.gather(0, i)))(x * 1)",
     # cat of an empty vector under create_graph
     "L.autograd.grad(L.cat([v * 1, L.zeros(0, dtype=L.float64)]).sum(), v, create_graph=True)",
     "L.autograd.grad(L.cat([v * 1, L.zeros(0, dtype=L.float64, requires_grad=True)]).sum(), v, "
