@@ -18,7 +18,8 @@ names: ``creation``, ``devices``, ``tensor_functions`` (the ``al.*`` functions),
 ``optim``, ``utils`` (datasets and loaders), ``viz`` (pictures) and ``widgets`` (explorers).
 """
 from . import dtypes as _dtypes
-from .creation import (DoubleTensor, FloatTensor, Generator, LongTensor, arange, as_tensor,
+from .creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, Generator,
+                       HalfTensor, IntTensor, LongTensor, ShortTensor, arange, as_tensor,
                        default_generator, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
                        randn, randn_like, randperm, tensor, zeros, zeros_like)
@@ -30,6 +31,11 @@ from .tensor_functions import (abs, add, all, allclose, amax, any, argmax, cat, 
                         negative, norm, numel, outer, permute, pow, relu, reshape, round,
                         set_printoptions, sigmoid, sign, sin, softmax, sqrt, squeeze, stack, sub,
                         sum, t, tanh, transpose, unsqueeze, where)
+from .tensor_functions import (absolute, amin, chunk, clamp_max, clamp_min, divide, eq, flatten,
+                               gather, ge, greater, greater_equal, gt, index_select, le, less,
+                               less_equal, logical_xor, lt, masked_fill, movedim, moveaxis,
+                               multiply, narrow, ne, not_equal, rsqrt, select, sort, split,
+                               square, subtract, swapaxes, swapdims, true_divide)
 from .dtypes import finfo, iinfo
 from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)

@@ -6,6 +6,7 @@ come from NumPy's PCG64 generator, so they are not the numbers torch draws for t
 same seed.  Every factory takes torch's ``dtype=``, ``device=`` (the CPU: see
 ``devices.py``) and ``requires_grad=``.
 """
+import functools
 import math
 
 import numpy as np
@@ -77,9 +78,11 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
 
 def _from_python(data, np_dtype):
     """Python numbers (perhaps with arrays and tensors among them): NumPy types them
-    first, then torch's checks and default dtypes apply."""
+    first, then torch's checks and default dtypes apply.  A tensor among them is one
+    number, as in torch (its dtype takes part in the result's)."""
     into_int = np_dtype is not None and np_dtype.kind in "iu"
-    data = unwrap(data)
+    inner, given = [], data
+    data = _numbers_of_tensors(data, inner)
     try:
         array = np.array(data, dtype=None if into_int else np_dtype)
     except ValueError as e:
@@ -89,7 +92,29 @@ def _from_python(data, np_dtype):
     array = _known(array, data)
     if into_int:
         return _fitted(array, np_dtype, data)
-    return array.astype(dtypes.DEFAULT_FLOAT) if np_dtype is None and array.dtype == np.float64 else array
+    if np_dtype is None and inner:        # torch promotes the tensors' dtypes with the numbers'
+        numbers = np.array(_numbers_of_tensors(given, [], stand_in=False)).dtype   # (False: no say)
+        numbers = dtypes.DEFAULT_FLOAT if numbers == np.float64 else numbers
+        return array.astype(functools.reduce(dtypes.promote_types, inner, numbers))
+    if np_dtype is None and array.dtype == np.float64:
+        array = array.astype(dtypes.DEFAULT_FLOAT)
+    return array
+
+
+def _numbers_of_tensors(data, dtypes_seen, stand_in=None):
+    """``data`` with each tensor in it replaced by its one number (torch refuses a tensor
+    of more or fewer), or by ``stand_in`` if given, noting the tensors' dtypes in
+    ``dtypes_seen``."""
+    if isinstance(data, Tensor):
+        if data._data.size != 1:           # (torch reads an integer tensor as an index first)
+            if data._data.dtype.kind in "biu":
+                raise TypeError("only integer tensors of a single element can be converted to an index")
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        dtypes_seen.append(data._data.dtype)
+        return data._data.item() if stand_in is None else stand_in
+    if isinstance(data, (list, tuple)):
+        return [_numbers_of_tensors(d, dtypes_seen, stand_in) for d in data]
+    return data
 
 
 def _known(array, data):
@@ -388,14 +413,25 @@ def rand_like(input, dtype=None, device=None, requires_grad=False, generator=Non
                 generator=generator)
 
 
-def FloatTensor(*args):
-    """The 2018 spelling of a float32 tensor: ``al.FloatTensor([[1, 2]])``."""
-    return Tensor(*args, dtype=dtypes.float32)
+class tensortype(type):
+    """torch's legacy tensor types (al.FloatTensor, al.LongTensor, ...): calling one makes
+    a tensor of its dtype, the 2018 way (``al.FloatTensor([[1, 2]])``, ``al.FloatTensor(2, 3)``);
+    ``isinstance(x, al.FloatTensor)`` asks for the dtype; ``x.type(al.DoubleTensor)`` casts."""
+
+    def __call__(cls, *args):
+        return Tensor(*args, dtype=cls.dtype)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj._data.dtype == cls.dtype.numpy
+
+    def __repr__(cls):
+        return f"<class 'torch.{cls.__name__}'>"
 
 
-def DoubleTensor(*args):
-    return Tensor(*args, dtype=dtypes.float64)
+def _legacy(d):
+    return tensortype(dtypes.legacy_type_name(d.numpy), (), {"dtype": d, "__module__": "autograd_lab"})
 
 
-def LongTensor(*args):
-    return Tensor(*args, dtype=dtypes.int64)
+FloatTensor, DoubleTensor, HalfTensor = map(_legacy, (dtypes.float32, dtypes.float64, dtypes.float16))
+LongTensor, IntTensor, ShortTensor = map(_legacy, (dtypes.int64, dtypes.int32, dtypes.int16))
+CharTensor, ByteTensor, BoolTensor = map(_legacy, (dtypes.int8, dtypes.uint8, dtypes.bool_))

@@ -55,6 +55,19 @@ def scalar_type_name(np_dtype):
     return _SCALAR_TYPE.get(np_dtype.name, np_dtype.name.capitalize())
 
 
+def legacy_type_name(np_dtype):
+    """torch's legacy name of a tensor type: FloatTensor, LongTensor, BoolTensor, ..."""
+    return scalar_type_name(np_dtype) + "Tensor"
+
+
+def from_legacy_name(name):
+    """The dtype of a legacy type name, 'torch.FloatTensor' (as x.type(name) takes it)."""
+    for d in ALL:
+        if name in (f"torch.{legacy_type_name(d.numpy)}", f"al.{legacy_type_name(d.numpy)}"):
+            return d
+    raise ValueError(f"invalid type: {name!r}")
+
+
 def _by_name(name):
     return _BY_NAME[name]
 
@@ -84,6 +97,12 @@ def to_numpy(d):
 
 DEFAULT_FLOAT = np.dtype(np.float32)
 _SCALAR_DTYPE = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: DEFAULT_FLOAT}
+
+
+def promote_types(a, b):
+    """torch.promote_types of two NumPy dtypes: the higher category wins (bool < integers <
+    floats); within one, the wider (uint8 and int8: int16)."""
+    return _widest([np.dtype(a), np.dtype(b)])
 
 
 def can_cast(from_, to):

@@ -201,6 +201,11 @@ class InPlaceMethods:
         if self._base is None:
             return self._overwrite(op(self, value, key=key))
         base = self._base
+        if base._data.ndim == 0:          # a view of one number: written or not (a 0-d mask)
+            hit = np.zeros(self._data.shape, bool)
+            ops.write_into(hit, True, key)
+            base._overwrite(ops.copy_slices(base, value, key=(np.array(hit.any()),)))
+            return self
         at = np.ravel_multi_index(_place(self._data, base._data), base.shape)
         base._overwrite(ops.copy_slices(base, value, key=np.unravel_index(ops.index_forward(at, key),
                                                                           base.shape)))
@@ -337,6 +342,8 @@ def _place(view, base):
         for n, stride in zip(a.shape, a.strides):
             at = np.add.outer(at, np.arange(n) * stride)
         return at
+    if base.ndim == 0:                    # a view of one number: every index of it is that number
+        return (None,) * view.ndim
     spots = addresses(base).ravel()
     order = np.argsort(spots, kind="stable")
     flat = order[np.searchsorted(spots, addresses(view), sorter=order)]
@@ -376,9 +383,14 @@ def _setitem_value(x, key, value):
         kind = type(value)
         kind = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
         raise TypeError(f"can't assign a {kind} to a al.{dtypes.scalar_type_name(x._data.dtype)}Tensor")
-    if value._vbox is not None and value._vbox is x._vbox and value._data.ndim:
-        _check_overlap(x, value)          # (one number is read first, as fill_ reads it)
-    if any(isinstance(k, np.ndarray) for k in key):
+    advanced = any(isinstance(k, np.ndarray) for k in key)
+    if value._vbox is not None and value._vbox is x._vbox and value._data.ndim and not advanced:
+        # (one number is read first, as fill_ reads it; torch's copy_ compares the numbers
+        # written, x[key], with the value: x[:, 0] = x[:, 1] is fine)
+        _check_overlap(Tensor._make(ops.index_forward(x._data, key)), value)
+    if advanced:
+        if value._data.ndim and np.may_share_memory(x._data, value._data):
+            raise RuntimeError(OVERLAP)   # index_put_ refuses even the same numbers (x[:, i] = x)
         one_mask = value._data.ndim == 0 and len(key) == 1 and is_mask(key[0])
         if value._data.dtype != x._data.dtype and not one_mask:
             raise RuntimeError("Index put requires the source and destination dtypes match, got "
@@ -398,9 +410,11 @@ def _check_overlap(written, read):
         return
     if a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.strides == b.strides:
         return                            # the same numbers, laid out the same way: fine
-    raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
-                       "tensor refer to a single memory location. Please clone() the tensor before "
-                       "performing the operation.")
+    raise RuntimeError(OVERLAP)
+
+
+OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+           "to a single memory location. Please clone() the tensor before performing the operation.")
 
 
 def _dense(a):

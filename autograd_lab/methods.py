@@ -7,6 +7,7 @@ Tensor.  So, as autodidact gives its Box its methods after the wrappers exist, t
 methods are gathered here in :class:`TensorMethods` and copied onto Tensor at import:
 no module has to import upward.
 """
+import builtins
 import warnings
 
 import numpy as np
@@ -103,14 +104,15 @@ class TensorMethods:
     def div(self, other): return ops.div(self, other)
     def clamp(self, min=None, max=None): return F.checked_clamp(self, min, max)
     clip = clamp
-    def maximum(self, other): return ops.maximum(self, other)
-    def minimum(self, other): return ops.minimum(self, other)
+    def maximum(self, other): return ops.maximum(self, F.tensor_arg(other, "maximum", "other", 1))
+    def minimum(self, other): return ops.minimum(self, F.tensor_arg(other, "minimum", "other", 1))
     def isnan(self): return ops.isnan(self)
     def isfinite(self): return ops.isfinite(self)
     def isinf(self): return ops.isinf(self)
     def logical_not(self): return ops.logical_not(self)
     def logical_and(self, other): return ops.logical_and(self, other)
     def logical_or(self, other): return ops.logical_or(self, other)
+    def logical_xor(self, other): return ops.logical_xor(self, other)
 
     def sum(self, dim=None, keepdim=False):
         return ops.sum(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
@@ -124,12 +126,18 @@ class TensorMethods:
         return ops.norm(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
 
     def max(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):       # x.max(other): maximum, as in torch
+            return ops.maximum(self, dim)
         if dim is None:
+            _check_not_empty(self, "max")
             return ops.max_all(self)
         return self._pick(ops.argmax, dim, keepdim)
 
     def min(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return ops.minimum(self, dim)
         if dim is None:
+            _check_not_empty(self, "min")
             return ops.min_all(self)
         return self._pick(ops.argmin, dim, keepdim)
 
@@ -141,19 +149,32 @@ class TensorMethods:
         not move the gradient (torch refuses such a backward instead)."""
         ndim = self._data.ndim
         axis = wrap_dim(dim, ndim) % max(ndim, 1)
+        _check_not_empty(self, "max" if arg is ops.argmax else "min", axis)
         idx = arg(self, dim=axis, keepdim=True)
-        key = tuple(idx._data.copy() if a == axis else
-                    np.arange(n).reshape([-1 if b == a else 1 for b in range(ndim)])
-                    for a, n in enumerate(self._data.shape))
+        key = along_key(idx._data.copy(), axis)
         values = (ops.max_dim if arg is ops.argmax else ops.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
-        return F.MinMax(values, idx if keepdim else idx.squeeze(axis))
+        return F.RETURN_TYPES["max" if arg is ops.argmax else "min"](values, idx if keepdim else idx.squeeze(axis))
 
-    def amax(self, dim=None, keepdim=False): return ops.amax(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
-    def amin(self, dim=None, keepdim=False): return ops.amin(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
-    def argmax(self, dim=None, keepdim=False): return ops.argmax(self, dim=dim, keepdim=keepdim)
+    def amax(self, dim=None, keepdim=False):
+        dims = reduction_dims(dim, self.ndim)
+        _check_not_empty(self, "amax", dims)
+        return ops.amax(self, dim=dims, keepdim=keepdim)
+
+    def amin(self, dim=None, keepdim=False):
+        dims = reduction_dims(dim, self.ndim)
+        _check_not_empty(self, "amin", dims)
+        return ops.amin(self, dim=dims, keepdim=keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        _check_not_empty(self, "argmax", dim, IndexError)
+        _check_not_bool(self, "argmax")
+        return ops.argmax(self, dim=dim, keepdim=keepdim)
     def any(self, dim=None, keepdim=False): return ops.any_(self, dim=dim, keepdim=keepdim)
     def all(self, dim=None, keepdim=False): return ops.all_(self, dim=dim, keepdim=keepdim)
-    def argmin(self, dim=None, keepdim=False): return ops.argmin(self, dim=dim, keepdim=keepdim)
+    def argmin(self, dim=None, keepdim=False):
+        _check_not_empty(self, "argmin", dim, IndexError)
+        _check_not_bool(self, "argmin")
+        return ops.argmin(self, dim=dim, keepdim=keepdim)
 
     # -- shape -----------------------------------------------------------------------
     def reshape(self, *shape):
@@ -171,7 +192,7 @@ class TensorMethods:
                                ".reshape(...) instead.") from None
         except ValueError:
             pass                          # a size that does not fit: reshape says so, as torch
-        return ops.reshape(self, shape=shape)
+        return ops.view(self, shape=shape)
 
     def view_as(self, other): return self.view(other.shape)
     def reshape_as(self, other): return self.reshape(other.shape)
@@ -189,12 +210,12 @@ class TensorMethods:
     def transpose(self, dim0, dim1):
         n = self._data.ndim
         dim0, dim1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
-        return ops.transpose(self, dim0=dim0, dim1=dim1) if n else ops.clone(self)
+        return ops.transpose(self, dim0=dim0, dim1=dim1) if n else ops.transpose(self, dim0=-1, dim1=-1)
 
     def t(self):
         if self._data.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
-        return ops.t(self, dim0=-1, dim1=-2) if self._data.ndim == 2 else self
+        return ops.t(self, dim0=-1, dim1=-2 if self._data.ndim == 2 else -1)   # a view, even of a vector
 
     @property
     def T(self):
@@ -229,11 +250,8 @@ class TensorMethods:
         if dim is not None:               # only the listed dims of size 1 go, as in torch
             many = isinstance(dim, (tuple, list))
             nd = self._data.ndim
-            dims = tuple(sorted({wrap_dim(d, nd) for d in (dim if many else (dim,))}))
-            dims = tuple(d for d in dims if nd and self._data.shape[d] == 1)
-            if not dims:
-                return self
-            dim = dims if many else dims[0]
+            dims = tuple(sorted({wrap_dim(d, nd) for d in (dim if many else (dim,))})) if nd else ()
+            dim = dims if many else dims[0] if dims else 0      # (a view, even if none is of size 1)
         return ops.squeeze(self, dim=dim)
 
     def expand(self, *shape):
@@ -272,10 +290,19 @@ class TensorMethods:
         devices.check(device)
         if dtype is None or dtypes.to_numpy(dtype) == self._data.dtype:
             return ops.clone(self) if copy else self
-        return ops.to(self, dtype=dtypes.to_numpy(dtype))
+        np_dtype = dtypes.to_numpy(dtype)
+        if np_dtype.kind != "f":          # integers and bools get no gradient: a new leaf, as torch
+            return ops.to(self.detach(), dtype=np_dtype)
+        return ops.to(self, dtype=np_dtype)
 
-    def type(self, dtype=None):
-        return self.dtype if dtype is None else self.to(dtype)
+    def type(self, dtype=None, non_blocking=False):
+        """Without an argument, torch's legacy name of the tensor's type ('torch.FloatTensor');
+        with one (al.FloatTensor, 'torch.FloatTensor' or a dtype), the tensor cast to it."""
+        if dtype is None:
+            return "torch." + dtypes.legacy_type_name(self._data.dtype)
+        if isinstance(dtype, str):
+            dtype = dtypes.from_legacy_name(dtype)
+        return self.to(getattr(dtype, "dtype", dtype))
 
     def float(self): return self.to(dtypes.float32)
     def double(self): return self.to(dtypes.float64)
@@ -301,6 +328,170 @@ class TensorMethods:
     def masked_fill(self, mask, value):
         v, key = inplace.masked_args(self, mask, value)
         return ops.masked_fill(self, v, key=key)
+
+    # -- torch's other names for the operations above ---------------------------------
+    def eq(self, other): return ops.eq(self, other)
+    def ne(self, other): return ops.ne(self, other)
+    def gt(self, other): return ops.gt(self, other)
+    def ge(self, other): return ops.ge(self, other)
+    def lt(self, other): return ops.lt(self, other)
+    def le(self, other): return ops.le(self, other)
+    greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+    subtract, multiply, divide, true_divide = sub, mul, div, div
+    absolute, negative = abs, neg
+    swapaxes = swapdims = transpose
+
+    # -- more of torch's operations (issue 36) --------------------------------------------
+    def square(self): return ops.power(self, 2)
+    def rsqrt(self): return ops.rsqrt(self)
+
+    def clamp_min(self, min):
+        return ops.clamp_min_tensor(self, min, None) if isinstance(min, Tensor) else \
+            ops.clamp_min(_floating_for(self, min), min)
+
+    def clamp_max(self, max):
+        return ops.clamp_max_tensor(self, None, max) if isinstance(max, Tensor) else \
+            ops.clamp_max(_floating_for(self, max), max)
+
+    def where(self, condition, y): return F.where(condition, self, y)
+
+    def mv(self, vec): return F.mv(self, vec)
+
+    def contiguous(self, memory_format=None):
+        return self if self._data.flags.c_contiguous else ops.contiguous(self)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        """(values, indices) along dim; ties keep their order (a stable sort), NaN counts
+        as the largest, as in torch."""
+        ndim = self._data.ndim
+        axis = wrap_dim(dim, ndim) % max(ndim, 1)
+        if ndim == 0:
+            order = np.zeros((), np.int64)
+        elif descending:                  # stable, largest first: sort the reversed array
+            n = self._data.shape[axis]
+            order = n - 1 - np.flip(np.argsort(np.flip(self._data, axis), axis, kind="stable"), axis)
+        else:
+            order = np.argsort(self._data, axis, kind="stable")
+        key = along_key(order, axis) if ndim else ()
+        values = ops.sort(self, key=key, dim=axis, keepdim=True, stable=bool(stable))
+        return F.RETURN_TYPES["sort"](values, Tensor._make(order.astype(np.int64)))
+
+    def gather(self, dim, index):
+        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
+        idx = _index_of(index, "gather(): Expected dtype int32/int64 for index")
+        if idx.ndim != self._data.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        n = self._data.shape[axis] if self._data.ndim else 1
+        bad = idx[(idx >= n) | (idx < -n)]
+        if bad.size:
+            raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {axis} with size {n}")
+        return ops.gather(self, key=along_key(idx, axis), dim=axis, keepdim=True)
+
+    def index_select(self, dim, index):
+        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
+        idx = _index_of(index, "index_select(): Expected dtype int32 or int64 for index")
+        if idx.ndim > 1:
+            raise IndexError("index_select(): Index is supposed to be a vector")
+        n = self._data.shape[axis] if self._data.ndim else 1
+        if n == 0 and idx.size:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if ((idx >= n) | (idx < -n)).any():
+            raise IndexError("index out of range in self")
+        return ops.index_select(self, key=(slice(None),) * axis + (idx.reshape(-1),))
+
+    def narrow(self, dim, start, length):
+        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
+        n = self._data.shape[axis]
+        start = start + n if start < 0 else start
+        if start + length > n:
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+        return ops.narrow(self, key=(slice(None),) * axis + (slice(start, start + length),))
+
+    def select(self, dim, index):
+        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
+        n = self._data.shape[axis]
+        if not -n <= index < n:
+            raise IndexError(f"select(): index {index} out of range for tensor of size "
+                             f"{list(self._data.shape)} at dimension {axis}")
+        return ops.index(self, key=(slice(None),) * axis + (index,))
+
+    def split(self, split_size, dim=0):
+        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
+        n = self._data.shape[axis]
+        if isinstance(split_size, (list, tuple)):
+            if builtins.sum(split_size) != n:
+                raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                                   f"tensor's size at dimension {axis}), but got split_sizes={list(split_size)}")
+            sizes, named = list(split_size), True
+        else:
+            if split_size == 0 and n:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                                   f"size of {n}")
+            sizes, named = [builtins.min(split_size, n - i) for i in range(0, n, split_size)] or [0], False
+        starts = np.cumsum([0] + sizes[:-1])
+        return tuple(ops.split(self, key=(slice(None),) * axis + (slice(a, a + k),), sizes=named)
+                     for a, k in zip(starts.tolist(), sizes))
+
+    def chunk(self, chunks, dim=0):
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        n = self._data.shape[wrap_dim(dim, self._data.ndim)]
+        return self.split(-(-n // chunks) if n else 1, dim)
+
+    def repeat(self, *sizes):
+        sizes = shape_arg(sizes)
+        if len(sizes) < self._data.ndim:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                               "dimensions of tensor")
+        return ops.repeat(self, repeats=sizes)
+
+    def movedim(self, source, destination):
+        nd = self._data.ndim
+        src = [wrap_dim(d, nd) % max(nd, 1) for d in (source if isinstance(source, (tuple, list)) else [source])]
+        dst = [wrap_dim(d, nd) % max(nd, 1) for d in
+               (destination if isinstance(destination, (tuple, list)) else [destination])]
+        order = [d for d in range(nd) if d not in src]
+        for d, s in sorted(zip(dst, src)):
+            order.insert(d, s)
+        return ops.permute(self, dims=tuple(order))
+
+    moveaxis = movedim
+
+
+def along_key(index, axis):
+    """The index that picks, along ``axis``, the entries ``index`` (an integer array) names:
+    one array per dimension, the others counting 0, 1, ... (x.gather's, x.max(dim)'s)."""
+    return tuple(index if a == axis else np.arange(n).reshape([-1 if b == a else 1 for b in range(index.ndim)])
+                 for a, n in enumerate(index.shape))
+
+
+def _index_of(index, message):
+    if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(message)
+    return index._data
+
+
+def _floating_for(x, bound):
+    """x, cast to the default float if a float bound meets an integer tensor (as torch)."""
+    return x.to(dtypes.float32) if isinstance(bound, float) and x._data.dtype.kind in "biu" else x
+
+
+def _check_not_bool(x, name):
+    if x._data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+
+
+def _check_not_empty(x, name, dim=None, kind=None):
+    """torch's refusals of a max, min or arg-max of nothing."""
+    if not x._data.size:
+        if dim is None or dim == ():
+            raise (kind or RuntimeError)(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0." +
+                ("" if kind else " Specify the reduction dim with the 'dim' argument."))
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+            d = wrap_dim(d, x._data.ndim) % max(x._data.ndim, 1)
+            if x._data.ndim and x._data.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def install(cls, methods):

@@ -16,6 +16,7 @@ own shape; the engine sums a gradient back to a broadcast input's shape
 ``g`` may carry extra leading dimensions (one per batched seed) and rules index axes
 from the end.
 """
+import builtins
 import math
 
 import numpy as np
@@ -221,7 +222,7 @@ def _pow_base(g, y, a, b):
     if isinstance(b, (int, float)):
         if b == 0:
             return _zeros_like(g)
-        return g * b * (a if b == 2 else a ** (b - 1))     # a ** 1 is a: no power to compute
+        return g * b * (a if b == 2 else pow_number(a, b - 1))   # a ** 1 is a: no power to compute
     return where(b == 0, 0.0, g * b * a ** (b - 1))
 
 
@@ -231,8 +232,12 @@ def _pow_exponent(g, y, a, b):
 
 
 def _pow_forward(a, b):
+    if isinstance(b, np.ndarray) and b.dtype == np.bool_ and np.asarray(a).dtype == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if np.asarray(a).dtype.kind in "biu" and np.asarray(b).dtype.kind in "biu" and np.any(np.asarray(b) < 0):
         return _int_pow(np.asarray(a), np.asarray(b))
+    if type(b) is float and b == -0.5:   # torch takes 1 / sqrt(a) (so -0.0 gives -inf)
+        return 1 / np.sqrt(a)
     return a ** b                     # NumPy's ** squares for 2 and takes sqrt for 0.5, as torch does
 
 
@@ -427,7 +432,16 @@ sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              floating=True, saves="output", into=_sigmoid_into,
              batch=broadcast)
 
-abs = Op("AbsBackward0", np.abs,
+def _no_bool(kernel, forward):
+    """forward, refusing a bool tensor as torch's kernel does (it has none for bools)."""
+    def checked(x):
+        if x.dtype == np.bool_:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+        return forward(x)
+    return checked
+
+
+abs = Op("AbsBackward0", _no_bool("abs_cpu", np.abs),
          vjp=(lambda g, y, x: g * sign(x),),
          jvp=(lambda t, y, x: t * sign(x),),
          saves="inputs",
@@ -449,8 +463,9 @@ def _sign_forward(x):
     return s
 
 
-sign, floor = _flat("SignBackward0", _sign_forward), _flat("FloorBackward0", np.floor)
-ceil, round = _flat("CeilBackward0", np.ceil), _flat("RoundBackward0", np.round)
+sign, floor = _flat("SignBackward0", _sign_forward), _flat("FloorBackward0", _no_bool("floor_vml_cpu", np.floor))
+ceil = _flat("CeilBackward0", _no_bool("ceil_vml_cpu", np.ceil))
+round = _flat("RoundBackward0", _no_bool("round_vml_cpu", np.round))
 
 
 # -- comparisons and logic: bool results, never differentiable ------------------------
@@ -645,15 +660,33 @@ def _batch_squeeze(op, n, x, dim=None):
     return op(x, dim=_at_end(dim, len(own)))
 
 
-reshape = Op("ViewBackward0", _reshape_forward,
+def _reshape_name(args, p):
+    """torch's reshape is a view of a contiguous tensor (ViewBackward0), a view with other
+    strides where they can express the new shape (ReshapeAliasBackward0), else a copy
+    (UnsafeViewBackward0)."""
+    x = args[0]._data
+    if x.flags.c_contiguous:
+        return "ViewBackward0"
+    probe = x.view()
+    try:
+        probe.shape = p["shape"]          # NumPy refuses when the strides cannot express it
+    except (AttributeError, ValueError):
+        return "UnsafeViewBackward0"
+    return "ReshapeAliasBackward0"
+
+
+reshape = Op(_reshape_name, _reshape_forward,
              vjp=(lambda g, y, x, shape: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, shape: reshape(t, _lead(t, x) + y.shape),),
-             saves=False,
-             batch=lambda op, n, x, shape: op(x, shape=x.shape[:n] + _sample_shape(shape, x.shape[n:])))
+             saves=False, batch=lambda op, n, x, shape: op(
+                 x, shape=x.shape[:n] + _sample_shape(shape, x.shape[n:])))
+# x.view(shape): the same rules, and always a view (Tensor.view refuses the rest)
+view = Op("ViewBackward0", _reshape_forward, vjp=reshape.vjp, jvp=reshape.jvp, saves=False,
+          batch=reshape.batch)
 
 
 def _swap(x, dim0, dim1):
-    return x.swapaxes(dim0, dim1)
+    return x.swapaxes(dim0, dim1) if x.ndim else x[...]     # (a 0-d tensor: a view of itself)
 
 
 def _swap_rules():
@@ -685,9 +718,17 @@ unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
                saves=False,
                batch=lambda op, n, x, dim: op(x, dim=_at_end(dim, _own(x, n) + 1)))
 
+def _ones(x, dim):
+    """The dimensions among ``dim`` (an int or a tuple) of size 1: squeeze(d) passes over
+    the others, as torch does."""
+    if dim is None:
+        return None
+    return tuple(d for d in (dim if isinstance(dim, tuple) else (dim,)) if x.ndim and x.shape[d] == 1)
+
+
 squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else
              "SqueezeBackward2" if isinstance(p["dim"], tuple) else "SqueezeBackward1",
-             lambda x, dim=None: np.squeeze(x, dim)[...],   # a view, even of nothing squeezed
+             lambda x, dim=None: np.squeeze(x, _ones(x, dim))[...],   # a view, even of nothing squeezed
              vjp=(lambda g, y, x, dim=None: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, dim=None: reshape(t, _lead(t, x) + y.shape),),
              saves=False,
@@ -776,18 +817,44 @@ def index_forward(x, key, lead=0):
 
 
 def _index_name(args, p):
+    """torch's name: basic indexing applies its parts left to right (an int selects, a
+    slice that is not the whole dimension slices, None unsqueezes) and is named after the
+    last one applied; nothing applied is an alias (x[...], x[:, :]), but a lone slice
+    always slices (x[:]).  Any tensor or list among them: IndexBackward0."""
     key = p["key"]
-    if all(isinstance(k, (int, np.integer)) for k in key):
-        return "SelectBackward0"
-    if all(isinstance(k, slice) or k is Ellipsis for k in key):
+    if any(isinstance(k, np.ndarray) for k in key):
+        return "IndexBackward0"
+    if len(key) == 1 and isinstance(key[0], slice):
         return "SliceBackward0"
-    return "IndexBackward0"
+    shape = args[0].shape[p.get("lead", 0):] if isinstance(args[0], Tensor) else ()
+    claimed = builtins.sum(k is not None and k is not Ellipsis for k in key)
+    dims, last = iter(shape), "Alias"
+    for k in key:
+        if k is Ellipsis:
+            for _ in range(len(shape) - claimed):
+                next(dims, None)
+        elif k is None:
+            last = "Unsqueeze"
+        elif isinstance(k, slice):
+            n = next(dims, 0)
+            if k.indices(n) != (0, n, 1):
+                last = "Slice"
+        else:
+            next(dims, None)
+            last = "Select"
+    return last + "Backward0"
+
+
+def _whole(key):
+    """Whether an index takes everything as it is (x[...], x[:, :]): its gradient is g."""
+    return builtins.all(k is Ellipsis or isinstance(k, slice) and k == slice(None) for k in key)
 
 
 index = Op(_index_name, index_forward,
-           vjp=(lambda g, y, x, key, lead=0:
+           vjp=(lambda g, y, x, key, lead=0: g if _whole(key) else
                 scatter(g, shape=x.shape[lead:], key=key, lead=g.ndim - y.ndim + lead),),
-           jvp=(lambda t, y, x, key, lead=0: index(t, key=key, lead=t.ndim - x.ndim + lead),),
+           jvp=(lambda t, y, x, key, lead=0: t if _whole(key) else
+                index(t, key=key, lead=t.ndim - x.ndim + lead),),
            saves=False,
            batch=lambda op, n, x, key, lead=0: op(x, key=key, lead=lead + n))
 
@@ -846,11 +913,15 @@ def write_into(out, values, key, lead=0):
                            f"broadcast to indexing result of shape {list(target[full].shape)}") from None
 
 
-def _write_rules(saves):
+def _write_rules(saves, whole=False):
+    """The rules of a write; ``whole``: it writes every number of x (fill_, zero_, copy_),
+    so x's gradient is zeros that depend on nothing, as torch's zeros_like(grad)."""
     return dict(
-        vjp=(lambda g, y, x, values, key, lead=0: index_put(g, 0.0, key=key, lead=g.ndim - y.ndim + lead),
+        vjp=((lambda g, y, x, values, key, lead=0: _zeros_like(g)) if whole else
+             (lambda g, y, x, values, key, lead=0: index_put(g, 0.0, key=key, lead=g.ndim - y.ndim + lead)),
              lambda g, y, x, values, key, lead=0: index(g, key=key, lead=g.ndim - y.ndim + lead)),
-        jvp=(lambda t, y, x, values, key, lead=0: index_put(t, 0.0, key=key, lead=t.ndim - y.ndim + lead),
+        jvp=((lambda t, y, x, values, key, lead=0: _zeros_like(t)) if whole else
+             (lambda t, y, x, values, key, lead=0: index_put(t, 0.0, key=key, lead=t.ndim - y.ndim + lead)),
              lambda t, y, x, values, key, lead=0:
              index_put(np.zeros(t.shape[:t.ndim - np.ndim(values)] + y.shape, y.dtype), t, key=key,
                        lead=t.ndim - np.ndim(values))),
@@ -864,9 +935,9 @@ copy_slices = Op("torch::autograd::CopySlices", _put_forward, **_write_rules("in
 masked_fill = Op(lambda args, p: "MaskedFillBackward1" if isinstance(args[1], Tensor) else "MaskedFillBackward0",
                  _put_forward, **_write_rules("index"))
 fill = Op(lambda args, p: "FillBackward3" if isinstance(args[1], Tensor) else "FillBackward2",
-          _put_forward, **_write_rules(False))
-zero = Op("ZeroBackward0", _put_forward, **_write_rules(False))
-copy = Op("torch::autograd::CopyBackwards", _put_forward, **_write_rules(False))
+          _put_forward, **_write_rules(False, whole=True))
+zero = Op("ZeroBackward0", _put_forward, **_write_rules(False, whole=True))
+copy = Op("torch::autograd::CopyBackwards", _put_forward, **_write_rules(False, whole=True))
 # a view whose base was written since it was made reads the base's new history
 as_strided = Op("AsStridedBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False,
                 batch=index.batch)
@@ -888,7 +959,7 @@ def _cat_vjp(g, y, *xs, dim=0):
     grads, start = [], 0
     for x in xs:
         if skipped_by_cat(x.shape, xs):               # took no part: an empty gradient
-            grads.append(np.zeros(_lead(g, y) + x.shape, y.dtype))
+            grads.append(np.zeros(_lead(g, y) + x.shape, (y._data if isinstance(y, Tensor) else y).dtype))
             continue
         n = x.shape[dim]
         grads.append(index(g, key=_along(dim, y.ndim, slice(start, start + n))))
@@ -983,9 +1054,14 @@ def _matmul_forward(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
     try:
-        return np.matmul(a, b)
+        out = np.matmul(a, b)
     except ValueError as e:           # NumPy refuses the shapes: say why in torch's words
         raise _matmul_error(a, b, e) from None
+    if a.dtype == np.bool_:           # torch has no kernel for bools: it names the one it tried
+        kernel = ("dot" if a.ndim == b.ndim == 1 else "addmv_impl_cpu" if b.ndim == 1 else
+                  "addmm_impl_cpu_" if b.ndim == 2 else "bmm")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    return out
 
 
 def _matmul_error(a, b, err):
@@ -1033,10 +1109,23 @@ def _matmul_vjp_b(g, y, a, b):
 
 
 def _matmul_name(args, p):
+    """torch's name for the node its matmul records last: mm, mv and dot for matrices and
+    vectors; a vector times a matrix is an mm between an unsqueeze and a squeeze
+    (SqueezeBackward4); batched products end in a reshape of the batched mm's result
+    (UnsafeViewBackward0), or, when a matrix that requires grad (or a batch of one, 3-d)
+    meets a batch of matrices, in a copy of the transpose of one mm (CloneBackward0; TransposeBackward0 if no copy
+    is needed)."""
     a, b = args[0]._data.ndim, args[1]._data.ndim
     if a <= 2 and b <= 2:
+        if a == 1 and b == 2:
+            return "SqueezeBackward4"
         return "MmBackward0" if b == 2 else "MvBackward0" if a == 2 else "DotBackward0"
-    return "BmmBackward0"
+    one = a == 3 and b == 3 and args[0]._data.shape[0] == 1 < args[1]._data.shape[0]   # a batch of one
+    if (a == 2 or one) and args[0].requires_grad:   # folded into one mm (so that the matrix's gradient
+        # is one mm too), whose transpose is copied unless it is already contiguous
+        n, p = args[0]._data.shape[-2], args[1]._data.shape[-1]
+        return "TransposeBackward0" if n == 1 or p == 1 else "CloneBackward0"
+    return "UnsafeViewBackward0"
 
 
 def _matmul_jvp(t, y, a, b, side):
@@ -1101,7 +1190,13 @@ def _summed(t, per_entry, reduction, count=None):
     return t / (math.prod(per_entry.shape) if count is None else count) if reduction == "mean" else t
 
 
-mse_loss = Op("MseLossBackward0", lambda x, t, reduction="mean": _reduced((x - t) ** 2, reduction),
+def _mse_forward(x, t, reduction="mean"):
+    if x.dtype.kind != "f":               # torch has no integer kernel
+        raise NotImplementedError(f'"mse_cpu" not implemented for \'{dtypes.scalar_type_name(x.dtype)}\'')
+    return _reduced((x - t) ** 2, reduction)
+
+
+mse_loss = Op("MseLossBackward0", _mse_forward,
               vjp=(lambda g, y, x, t, reduction="mean": _spread(g, 2 * (x - t), reduction),
                    lambda g, y, x, t, reduction="mean": _spread(g, 2 * (t - x), reduction)),
               jvp=(lambda d, y, x, t, reduction="mean": _summed(d, 2 * (x - t), reduction),
@@ -1213,6 +1308,138 @@ def _nll_jvp(d, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
 # (the rule reads only the input's shape, but torch saves the input itself: so a write to
 # it before the backward is refused, and a second backward too, as in torch)
 nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs")
+
+
+# == More of torch's ops (issue 36): softmax, bounds as tensors, sort, gather, ... ======
+# (kept together, apart from the rows above)
+
+def _softmax_forward(x, dim):
+    if x.size == 0:                   # nothing to compute (an empty dimension has no maximum)
+        return np.array(x)
+    e = np.exp(x - np.amax(x, axis=dim, keepdims=True))   # shifted by the maximum: no overflow
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax_forward(x, dim):
+    if x.size == 0:
+        return np.array(x)
+    shifted = x - np.amax(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+# one row each, as in torch: the rules read the output (so writing into it in place is
+# refused at the backward); ``dim`` is a tuple of one negative dimension (batch-safe), or
+# () for a 0-d tensor
+softmax = Op("SoftmaxBackward0", _softmax_forward,
+             vjp=(lambda g, y, x, dim: y * (g - sum(g * y, dim, True)),),
+             jvp=(lambda t, y, x, dim: y * (t - sum(t * y, dim, True)),),
+             saves="output")
+
+log_softmax = Op("LogSoftmaxBackward0", _log_softmax_forward,
+                 vjp=(lambda g, y, x, dim: g - exp(y) * sum(g, dim, True),),
+                 jvp=(lambda t, y, x, dim: t - sum(t * exp(y), dim, True),),
+                 saves="output")
+
+
+def _clamp_tensor_forward(x, min, max):
+    return np.minimum(np.maximum(x, min), max) if min is not None and max is not None else \
+        np.maximum(x, min) if min is not None else np.minimum(x, max)
+
+
+def _clamp_min_share(x, min, max):
+    """Where min decides the result: x below it (and, with a max too, min below max)."""
+    return (x < min) & (min < max) if max is not None else x < min
+
+
+def _clamp_max_share(x, min, max):
+    """Where max decides: x above it, or max below min (max wins then, as in torch)."""
+    return (x > max) | (max < min) if min is not None else x > max
+
+
+# clamp with tensor bounds (ClampBackward0): each bound gets the gradient where it decided
+clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
+                  vjp=(lambda g, y, x, lo, hi: where(_clamp_pass(x, lo, hi), g, 0.0),
+                       lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
+                       lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
+                  jvp=(lambda t, y, x, lo, hi: where(_clamp_pass(x, lo, hi), t, 0.0),
+                       lambda t, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), t, 0.0),
+                       lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
+                  promote=True, saves="inputs")
+
+# x.clamp_min(tensor), x.clamp_max(tensor): the same rules, torch's names for them
+clamp_min_tensor = Op("ClampMinBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
+                      promote=True, saves="inputs")
+clamp_max_tensor = Op("ClampMaxBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
+                      promote=True, saves="inputs")
+
+clamp_min = Op("ClampMinBackward0", lambda x, min: np.maximum(x, min),
+               vjp=(lambda g, y, x, min: where(x >= min, g, 0.0),),
+               jvp=(lambda t, y, x, min: where(x >= min, t, 0.0),),
+               saves="inputs")
+
+clamp_max = Op("ClampMaxBackward0", lambda x, max: np.minimum(x, max),
+               vjp=(lambda g, y, x, max: where(x <= max, g, 0.0),),
+               jvp=(lambda t, y, x, max: where(x <= max, t, 0.0),),
+               saves="inputs")
+
+rsqrt = Op("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
+           vjp=(lambda g, y, x: -0.5 * g * y * y * y,),
+           jvp=(lambda t, y, x: -0.5 * t * y * y * y,),
+           floating=True, saves="output")
+
+# values picked along a dimension by an index (``key``: one index array per dimension,
+# as max(dim) builds it): the gradient goes back to the entries picked, added up where
+# an entry is picked twice
+# (torch saves the index of sort and index_select, and gather's input too: a second
+# backward is refused, as there, and so is a gather's backward after its input was
+# written in place)
+gather = Op("GatherBackward0", _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves="inputs")
+sort = Op(lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0",
+          lambda x, key, dim, keepdim, stable=False: _pick_forward(x, key, dim, keepdim),
+          vjp=(lambda g, y, x, key, dim, keepdim, stable=False: _pick_vjp(g, y, x, key, dim, keepdim),),
+          jvp=(lambda t, y, x, key, dim, keepdim, stable=False: _pick_jvp(t, y, x, key, dim, keepdim),),
+          saves="index")
+
+# x.contiguous() of a tensor that is not: a copy laid out row by row (clone keeps the layout)
+contiguous = Op("CloneBackward0", lambda x: np.array(x, order="C"), vjp=clone.vjp, jvp=clone.jvp, saves=False)
+
+# x.index_select(dim, i), x.split(n), x.chunk(n), x.narrow(...): index's rules under torch's names
+index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves="index")
+split = Op(lambda args, p: "SplitWithSizesBackward0" if p.get("sizes") else "SplitBackward0",
+           lambda x, key, lead=0, sizes=False: index_forward(x, key, lead),
+           vjp=(lambda g, y, x, key, lead=0, sizes=False: index.vjp[0](g, y, x, key, lead),),
+           jvp=(lambda t, y, x, key, lead=0, sizes=False: index.jvp[0](t, y, x, key, lead),),
+           saves=False)
+narrow = Op("SliceBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
+
+
+def _repeat_forward(x, repeats):
+    return np.tile(x, repeats)
+
+
+def _repeat_vjp(g, y, x, repeats):
+    """Each entry of x was copied once per repeat: add up its copies.  g's trailing
+    dimensions are split into (repeats, size) pairs, and the repeats summed away."""
+    lead = g.shape[:g.ndim - y.ndim]
+    sizes = (1,) * (len(repeats) - x.ndim) + tuple(x.shape)
+    pairs = tuple(n for r, s in zip(repeats, sizes) for n in (r, s))
+    split = reshape(g, lead + pairs)
+    summed = sum(split, tuple(range(-2 * len(repeats), 0, 2)), False)
+    return reshape(summed, lead + tuple(x.shape))
+
+
+repeat = Op("RepeatBackward0", _repeat_forward,
+            vjp=(_repeat_vjp,),
+            jvp=(lambda t, y, x, repeats: _repeat_forward_batched(t, x, repeats),),
+            saves=False)
+
+
+def _repeat_forward_batched(t, x, repeats):
+    """repeat of a tangent that may carry a batch in front: the batch repeated once."""
+    lead = t.ndim - x.ndim
+    sizes = (1,) * (len(repeats) - x.ndim) + tuple(x.shape)
+    t = reshape(t, t.shape[:lead] + sizes)
+    return repeat(t, (1,) * lead + tuple(repeats))
 
 
 # -- entries of the table that other parts of the package look up by name --------------

@@ -22,7 +22,7 @@ class Optimizer:
     def __init__(self, params, defaults):
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors "
-                            f"or dicts, but got {_type_name(params)}")
+                            f"or dicts, but got {params.type()}")
         self.defaults = defaults
         self.state = {}
         self.param_groups = []
@@ -64,10 +64,6 @@ class Optimizer:
                                                          if key != "params"])
                   for i, group in enumerate(self.param_groups)]
         return f"{type(self).__name__} (\n" + "\n\n".join(groups) + "\n)"
-
-
-def _type_name(t):
-    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor"}.get(t.dtype.name, t.dtype.name)
 
 
 def _check(name, value, low=0.0):

@@ -141,11 +141,19 @@ def pow(input, exponent):
 
 
 def maximum(input, other):
-    return ops.maximum(_t(input), _t(other))
+    return ops.maximum(tensor_arg(input, "maximum", "input", 1), tensor_arg(other, "maximum", "other", 2))
 
 
 def minimum(input, other):
-    return ops.minimum(_t(input), _t(other))
+    return ops.minimum(tensor_arg(input, "minimum", "input", 1), tensor_arg(other, "minimum", "other", 2))
+
+
+def tensor_arg(value, fn, name, position):
+    """``value``, refused in torch's words unless it is a tensor (torch.maximum(x, 0.5))."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+    return value
 
 
 def clamp(input, min=None, max=None):
@@ -161,6 +169,10 @@ def logical_and(input, other):
 
 def logical_or(input, other):
     return ops.logical_or(_t(input), other)
+
+
+def logical_xor(input, other):
+    return ops.logical_xor(_t(input), other)
 
 
 def sum(input, dim=None, keepdim=False):
@@ -180,11 +192,17 @@ def amax(input, dim=None, keepdim=False):
 
 
 def max(input, dim=None, keepdim=False):
+    """The largest entry; along ``dim``, (values, indices); ``max(a, b)`` of two tensors is
+    ``maximum(a, b)``, as in torch."""
     return _t(input).max(dim, keepdim)
 
 
 def min(input, dim=None, keepdim=False):
     return _t(input).min(dim, keepdim)
+
+
+def amin(input, dim=None, keepdim=False):
+    return _t(input).amin(dim, keepdim)
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -216,40 +234,33 @@ def _half_in_float32(fn):
 
 
 def softmax(input, dim, dtype=None):
-    """exp(x) / sum(exp(x)) along ``dim``, shifted by the (detached) maximum for stability.
-    Built from the rules table (Sub, Exp, Sum, Div nodes), where torch records one
-    SoftmaxBackward0; the numbers and gradients are the same."""
-    x = _shifted(_t(input), dim, "softmax")
-    if x._data.size == 0:
-        return x.clone()
-    e = x.exp()
-    return e / e.sum(dim, keepdim=True)
+    """exp(x) / sum(exp(x)) along ``dim``, computed shifted by the maximum (no overflow):
+    one row of the rules table, SoftmaxBackward0, as in torch."""
+    x, dims = _softmax_input(_t(input), dim, "softmax")
+    return ops.softmax(x, dim=dims)
 
 
 @_half_in_float32
 
 
 def log_softmax(input, dim, dtype=None):
-    """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero."""
-    x = _shifted(_t(input), dim, "log_softmax")
-    if x._data.size == 0:
-        return x.clone()
-    return x - x.exp().sum(dim, keepdim=True).log()
+    """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero
+    (LogSoftmaxBackward0, one row of the rules table)."""
+    x, dims = _softmax_input(_t(input), dim, "log_softmax")
+    return ops.log_softmax(x, dim=dims)
 
 
-def _shifted(x, dim, name):
-    """x minus its maximum along dim (detached: the shift changes no result, only the
-    rounding).  An empty tensor has nothing to compute, and comes back as it is, even an
-    integer one (as in torch).  (``dtype=`` was applied before: see _half_in_float32.)"""
+def _softmax_input(x, dim, name):
+    """(x, its dimension as the rows read it), refused as torch refuses it.  An empty tensor
+    has nothing to compute, and comes back as it is, even an integer one (as in torch).
+    (``dtype=`` was applied before: see _half_in_float32.)"""
     d = wrap_dim(dim, x.ndim)                 # torch's IndexError for a dim out of range
-    if x._data.size == 0:
-        return x
-    if x._data.dtype.kind != "f":         # torch has no integer kernel (and no silent cast)
+    if x._data.size and x._data.dtype.kind != "f":   # torch has no integer kernel (and no silent cast)
         kernel = f"{name}_lastdim_kernel_impl" if d == -1 or x.ndim == 0 else f"{name}_kernel_impl"
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{dtypes.scalar_type_name(x._data.dtype)}' (pass dtype=al.float32 "
                                   "to compute in floating point)")
-    return x - x.amax(dim, keepdim=True).detach()
+    return x, ((d,) if x.ndim else ())
 
 
 def _sequence(tensors, name):
@@ -353,6 +364,14 @@ class MinMax(tuple):
     values = property(lambda self: self[0])
     indices = property(lambda self: self[1])
 
+    def __repr__(self):                   # as torch prints its return types
+        return f"al.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+# what x.max(dim), x.min(dim) and x.sort() return, named as torch names them
+RETURN_TYPES = {name: type(name, (MinMax,), {"__doc__": f"(values, indices) of {name}."})
+                for name in ("max", "min", "sort")}
+
 
 def checked_sub(a, b, alpha=1):
     """a - alpha * b, refusing bool tensors with torch's words."""
@@ -399,14 +418,14 @@ def is_bool(v):
 def checked_clamp(x, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    bounds = []
-    for b in (min, max):
-        if isinstance(b, Tensor):
-            if b.requires_grad:
-                raise NotImplementedError("autograd_lab's clamp takes constant bounds; for bounds that "
-                                          "need gradients write al.minimum(al.maximum(x, lo), hi)")
-            b = b._data
-        bounds.append(b.item() if isinstance(b, np.generic) else b)     # as Python numbers
+    if isinstance(min, Tensor) or isinstance(max, Tensor):    # bounds as tensors: ClampBackward0
+        if not builtins.all(b is None or isinstance(b, Tensor) for b in (min, max)):
+            got = ", ".join(type(b).__name__ for b in (min, max))
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but "
+                            "expected one of:\n * (Tensor min = None, Tensor max = None)\n"
+                            " * (Number min = None, Number max = None)")
+        return ops.clamp_tensor(x, min, max)
+    bounds = [b.item() if isinstance(b, np.generic) else b for b in (min, max)]   # as Python numbers
     if x._data.dtype.kind in "biu" and builtins.any(isinstance(b, float) or np.asarray(b).dtype.kind == "f"
                                           for b in bounds if b is not None):
         x = x.to(dtypes.float32)          # a float bound makes the result float, as in torch
@@ -430,3 +449,76 @@ def checked_dot(a, b):
     return ops.matmul(a, b)
 
 
+
+
+# -- torch's other names, and more of its operations (issue 36) ---------------------------
+def subtract(input, other, alpha=1):
+    return checked_sub(_t(input), other, alpha)
+
+
+multiply = mul
+divide = true_divide = div
+absolute = abs
+greater, greater_equal, less, less_equal = ops.gt, ops.ge, ops.lt, ops.le
+gt, ge, lt, le, eq, ne = ops.gt, ops.ge, ops.lt, ops.le, ops.eq, ops.ne
+not_equal = ne
+
+
+def square(input):
+    return _t(input).square()
+
+
+def rsqrt(input):
+    return _t(input).rsqrt()
+
+
+def clamp_min(input, min):
+    return _t(input).clamp_min(min)
+
+
+def clamp_max(input, max):
+    return _t(input).clamp_max(max)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return _t(input).flatten(start_dim, end_dim)
+
+
+def masked_fill(input, mask, value):
+    return _t(input).masked_fill(mask, value)
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    return _t(input).sort(dim, descending, stable)
+
+
+def gather(input, dim, index):
+    return _t(input).gather(dim, index)
+
+
+def index_select(input, dim, index):
+    return _t(input).index_select(dim, index)
+
+
+def narrow(input, dim, start, length):
+    return _t(input).narrow(dim, start, length)
+
+
+def select(input, dim, index):
+    return _t(input).select(dim, index)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    return _t(tensor).split(split_size_or_sections, dim)
+
+
+def chunk(input, chunks, dim=0):
+    return _t(input).chunk(chunks, dim)
+
+
+def movedim(input, source, destination):
+    return _t(input).movedim(source, destination)
+
+
+moveaxis = movedim
+swapaxes = swapdims = transpose
