@@ -294,6 +294,14 @@ def _per_sample(op, phys, params, want, n):
     return ops.reshape(out, shape=sizes + out.shape[1:])
 
 
+def numbers(x):
+    """The numbers of ``x``: for a batched tensor, those of every sample (its physical
+    array, batch dimensions in front).  For the shell's checks that hold entry by entry
+    (a class index in range, a probability in [0, 1]): run on the whole batch at once,
+    they refuse what a check of each sample would refuse."""
+    return x._phys._data if type(x) is BatchedTensor else x._data
+
+
 def reads_values(name):
     """For a function of the shell that reads its inputs' numbers in Python (the class
     indices of a loss, a range check, max(dim)'s indices): with a batched input inside

@@ -18,7 +18,12 @@ Pooling is linear in its input too (max pooling once the winners are chosen): ea
 pooling has a row for the forward and a row for its adjoint, each the other's VJP.
 
 Rules index axes from the end (the rules table's convention, see ``ops.py``): inputs and
-gradients may carry extra leading dimensions, one per batched seed or tangent.
+gradients may carry extra leading dimensions, one per batched seed or tangent.  That is
+also how every row batches under ``al.func.vmap`` (its ``batch`` rule): a row runs once
+on the whole batch, with the batch dimensions in front.  Where only the images are
+batched (not the weights), the batch is folded into the images' dimension N, so one big
+matrix product does it all; a batch of weights pairs up with its images in the
+matrix product's stack -- what torch's vmap gets from a convolution with groups=B.
 """
 from collections import namedtuple
 
@@ -63,6 +68,40 @@ def _lead(a, core):
     return a.shape[:a.ndim - core]
 
 
+def in_front(op, n, *args, **params):
+    """The batch rule of a row whose rules read axes from the end: run it once, the
+    batch dimensions in front of every input (broadcast where an input has 1s)."""
+    return op(*args, **params)
+
+
+def _unbatched(a, n):
+    return a is None or all(s == 1 for s in a.shape[:n])
+
+
+def _folded(op, n, x, *others, ndim, **params):
+    """Run ``op`` with the batch of ``x`` folded into its first own dimension (N: x has
+    ``ndim`` own dimensions), the ``others`` (not batched) as one sample: one call on
+    N * batch images, the result unfolded."""
+    lead, own = x.shape[:n], x.shape[n:]
+    if not own or len(own) != ndim:
+        return op(x, *others, **params)
+    flat = ops.reshape(x, shape=(-1,) + own[1:])
+    others = [o if o is None or not isinstance(o, Tensor) else ops.reshape(o, shape=o.shape[n:])
+              for o in others]
+    out = op(flat, *others, **params)
+    return ops.reshape(out, shape=lead + own[:1] + out.shape[1:])
+
+
+def _batch_linear_in(core):
+    """Batch rule of a row (x, w, ...) linear in x, x with ``core`` own dimensions, N
+    first: fold the batch into N when nothing else is batched; else ride in front."""
+    def rule(op, n, x, *others, **params):
+        if all(_unbatched(o, n) for o in others if isinstance(o, Tensor) or o is None):
+            return _folded(op, n, x, *others, ndim=core, **params)
+        return op(x, *others, **params)
+    return rule
+
+
 def _with_batch_axis(w, core):
     """A weight with leading (batch) dimensions gets an axis of 1 for the input's batch N,
     so that matmul pairs its batch with the input's."""
@@ -78,7 +117,19 @@ def _addmm_row(saves):
               jvp=(lambda t, y, b, m1, m2: _spread_bias(t, b),
                    lambda t, y, b, m1, m2: t @ m2,
                    lambda t, y, b, m1, m2: m1 @ t),
-              saves=saves)
+              saves=saves, batch=_batch_addmm)
+
+
+def _batch_addmm(op, n, b, m1, m2):
+    """Rows of a batch of mat1 against one mat2 (and one bias): folded into one product.
+    Else the batch rides in front, the bias given a 1 for mat1's rows."""
+    if _unbatched(m2, n) and _unbatched(b, n) and m1.ndim == n + 2:
+        rows = ops.reshape(m1, shape=(-1, m1.shape[-1]))
+        out = op(ops.reshape(b, shape=b.shape[n:]), rows, ops.reshape(m2, shape=m2.shape[n:]))
+        return ops.reshape(out, shape=m1.shape[:-1] + out.shape[-1:])
+    if b.ndim - n == 1:
+        b = ops.reshape(b, shape=b.shape[:n] + (1,) + b.shape[n:])
+    return op(b, m1, m2)
 
 
 def _spread_bias(t, b):
@@ -164,39 +215,43 @@ conv2d = Op("ConvolutionBackward0", _conv_forward,
             jvp=(lambda t, y, x, w, b=None, *, geo: conv2d(t, w, None, geo=geo),
                  lambda t, y, x, w, b=None, *, geo: conv2d(x, t, None, geo=geo),
                  lambda t, y, x, w, b=None, *, geo: _bias_tangent(t, y)),
-            saves="inputs")
+            saves="inputs", batch=_batch_linear_in(4))
 
 conv2d_input_grad = Op("ConvolutionBackwardBackward0", _conv_input_grad,
                        vjp=(lambda gg, y, g, w, *, geo: conv2d(gg, w, None, geo=geo),
                             lambda gg, y, g, w, *, geo: conv2d_weight_grad(gg, g, geo=geo)),
                        jvp=(lambda t, y, g, w, *, geo: conv2d_input_grad(t, w, geo=geo),
                             lambda t, y, g, w, *, geo: conv2d_input_grad(g, t, geo=geo)),
-                       saves="others")
+                       saves="others", batch=_batch_linear_in(4))
 
 conv2d_weight_grad = Op("ConvolutionBackwardBackward0", _conv_weight_grad,
                         vjp=(lambda ww, y, x, g, *, geo: conv2d_input_grad(g, ww, geo=geo),
                              lambda ww, y, x, g, *, geo: conv2d(x, ww, None, geo=geo)),
                         jvp=(lambda t, y, x, g, *, geo: conv2d_weight_grad(t, g, geo=geo),
                              lambda t, y, x, g, *, geo: conv2d_weight_grad(x, t, geo=geo)),
-                        saves="others")
+                        saves="others", batch=in_front)     # (a sum over N per sample)
 
 
 # -- pooling: a linear map and its adjoint, each the other's derivative -----------------------
-def _linear_pair(name, forward, adjoint, saves):
+def _linear_pair(name, forward, adjoint, saves, extras=0):
     """Rows for a map linear in its one input, ``forward(x, **params)``, and its adjoint
     ``adjoint(g, **params)`` (the VJP): each row's rules are the other row.  The adjoint's
     row takes x too, as torch's backward of a pooling does (so that a gradient recorded
-    with create_graph=True depends on x, with a derivative of zeros)."""
+    with create_graph=True depends on x, with a derivative of zeros).  ``extras``: inputs
+    after x that both rows take and pass on, with no gradient (max pooling's indices:
+    inputs, not parameters, so that under vmap they are batched with x)."""
+    none = (None,) * extras
     there = Op(name, forward,
-               vjp=(lambda g, y, x, **p: back(g, x, **p),),
-               jvp=(lambda t, y, x, **p: there(t, **p),),
-               saves=saves)
-    back = Op(name.replace("Backward0", "BackwardBackward0"), lambda g, x, **p: adjoint(g, **p),
-              vjp=(lambda gg, y, g, x, **p: there(gg, **p),
-                   lambda gg, y, g, x, **p: _zeros(gg)),       # (y, gg and x: x's shape)
-              jvp=(lambda t, y, g, x, **p: back(t, x, **p),
-                   lambda t, y, g, x, **p: _zeros(t)),
-              saves=False)
+               vjp=(lambda g, y, x, *e, **p: back(g, x, *e, **p),) + none,
+               jvp=(lambda t, y, x, *e, **p: there(t, *e, **p),) + none,
+               saves=saves, batch=in_front)
+    back = Op(name.replace("Backward0", "BackwardBackward0"),
+              lambda g, x, *e, **p: adjoint(g, *e, **p),
+              vjp=(lambda gg, y, g, x, *e, **p: there(gg, *e, **p),
+                   lambda gg, y, g, x, *e, **p: _zeros(gg)) + none,   # (y, gg and x: x's shape)
+              jvp=(lambda t, y, g, x, *e, **p: back(t, x, *e, **p),
+                   lambda t, y, g, x, *e, **p: _zeros(t)) + none,
+              saves=tuple(range(2, 2 + extras)) or False, batch=in_front)
     return there, back
 
 
@@ -205,14 +260,14 @@ def _zeros(like):
     return np.zeros(data.shape, data.dtype)
 
 
-def _pick(x, *, index, size):
+def _pick(x, index, *, size):
     """The entries of x (..., C, H, W) at ``index`` (N, C, Ho, Wo: positions h * W + w)."""
     flat, picks = x.reshape(x.shape[:-2] + (size[0] * size[1],)), index.shape[-2] * index.shape[-1]
     at = np.broadcast_to(index.reshape(index.shape[:-2] + (picks,)), flat.shape[:-1] + (picks,))
     return np.take_along_axis(flat, at, -1).reshape(x.shape[:-2] + index.shape[-2:])
 
 
-def _put(g, *, index, size):
+def _put(g, index, *, size):
     """The adjoint of _pick: each gradient added at the entry it picked (two windows can
     pick the same entry), in an input-shaped array of zeros."""
     H, W = size
@@ -224,10 +279,11 @@ def _put(g, *, index, size):
 
 
 # max pooling picks the winners first (max_pool_index); this pair moves numbers and gradients
-max_pool2d, max_pool2d_backward = _linear_pair("MaxPool2DWithIndicesBackward0", _pick, _put, "inputs")
+max_pool2d, max_pool2d_backward = _linear_pair("MaxPool2DWithIndicesBackward0", _pick, _put, "inputs",
+                                               extras=1)
 
 
-def max_pool_index(x, geo):
+def _max_pool_index(x, *, geo):
     """Where each window's maximum is, as torch's indices (h * W + w in the unpadded input):
     the first maximum in the window, or its last NaN; padding never wins."""
     H, W = geo.size
@@ -246,6 +302,10 @@ def max_pool_index(x, geo):
     index = np.take_along_axis(np.broadcast_to(positions, win.shape), k[..., None], -1)[..., 0]
     first = np.take_along_axis(positions, (positions >= 0).argmax(-1)[..., None], -1)[..., 0]
     return np.where(index < 0, first, index)          # all -inf: the first real entry
+
+
+# the winners, as a row with no derivative: under vmap it finds them in the whole batch at once
+max_pool_index = Op("max_pool2d_indices", _max_pool_index, differentiable=False, batch=in_front)
 
 
 def _avg_forward(x, *, geo, divisor):
