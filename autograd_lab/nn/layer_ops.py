@@ -151,17 +151,28 @@ def addmm(b, m1, m2):
 
 
 # -- convolution ------------------------------------------------------------------------------
+def _columns(x, geo, images_last=False):
+    """im2col: every window of x (..., N, C, H, W) in one copy, laid out as rows -- one
+    per channel and kernel position (c, i, j), each the strided slab of x that position
+    reads, so the copy moves whole rows: (..., N, C*kh*kw, Ho*Wo), or with
+    ``images_last`` (..., C*kh*kw, N*Ho*Wo) for the weight's gradient.  Also (Ho, Wo)."""
+    win = np.moveaxis(windows(x, geo), (-2, -1), (-4, -3))    # (..., N, C, kh, kw, Ho, Wo)
+    *lead, N, C, kh, kw, Ho, Wo = win.shape
+    if images_last:
+        win = np.moveaxis(win, -6, -3)                        # (..., C, kh, kw, N, Ho, Wo)
+        return win.reshape(*lead, C * kh * kw, N * Ho * Wo), (Ho, Wo)
+    return win.reshape(*lead, N, C * kh * kw, Ho * Wo), (Ho, Wo)
+
+
 def _conv_forward(x, w, b=None, *, geo):
-    """im2col: the windows as rows, times the weights as columns, per group."""
-    G = geo.groups
-    win = windows(x, geo)                                 # (..., N, C, Ho, Wo, kh, kw)
-    *lead, C, Ho, Wo, kh, kw = win.shape
-    cols = win.reshape(*lead, G, C // G, Ho * Wo, kh, kw)  # (a copy: the windows overlap)
-    cols = np.moveaxis(cols, -3, -4).reshape(*lead, G, Ho * Wo, C // G * kh * kw)
-    O = w.shape[-4]
-    wm = w.reshape(_lead(w, 4) + (G, O // G, C // G * kh * kw)).swapaxes(-1, -2)    # (..., G, K, O/G)
-    out = cols @ _with_batch_axis(wm, 3)                  # (..., N, G, Ho*Wo, O/G)
-    out = out.swapaxes(-1, -2).reshape(out.shape[:-3] + (O, Ho, Wo))
+    """im2col: the weights as rows, times the windows as columns, per group."""
+    G, O = geo.groups, w.shape[-4]
+    cols, (Ho, Wo) = _columns(x, geo)                     # (..., N, C*kh*kw, Ho*Wo)
+    *lead, N, K, HW = cols.shape
+    cols = cols.reshape(*lead, N, G, K // G, HW)
+    wm = w.reshape(_lead(w, 4) + (G, O // G, K // G))      # (..., G, O/G, C/G*kh*kw)
+    out = _with_batch_axis(wm, 3) @ cols                  # (..., N, G, O/G, Ho*Wo)
+    out = out.reshape(out.shape[:-3] + (O, Ho, Wo))
     if b is not None:
         out = out + b.reshape(_lead(b, 1) + (1,) * (b.ndim > 1) + (O, 1, 1))
     return out
@@ -172,30 +183,23 @@ def _conv_input_grad(g, w, *, geo):
     back over the window it read."""
     G, (kh, kw), Cg = geo.groups, geo.kernel, w.shape[-3]
     *lead, O, Ho, Wo = g.shape
-    gm = g.reshape(*lead, G, O // G, Ho * Wo).swapaxes(-1, -2)          # (..., N, G, HW, O/G)
+    gm = g.reshape(*lead, G, O // G, Ho * Wo)             # (..., N, G, O/G, HW)
     wm = w.reshape(_lead(w, 4) + (G, O // G, Cg * kh * kw))            # (..., G, O/G, K)
-    cols = gm @ _with_batch_axis(wm, 3)                   # (..., N, G, HW, C/G*kh*kw)
-    cols = cols.reshape(cols.shape[:-2] + (Ho, Wo, Cg, kh, kw))
-    cols = np.moveaxis(cols, (-5, -4), (-2, -1))          # (..., N, G, C/G, kh, kw, Ho, Wo)
-    cols = cols.reshape(cols.shape[:-6] + (G * Cg, kh, kw, Ho, Wo))
+    cols = _with_batch_axis(wm, 3).swapaxes(-1, -2) @ gm  # (..., N, G, C/G*kh*kw, HW)
+    cols = cols.reshape(cols.shape[:-3] + (G * Cg, kh, kw, Ho, Wo))
     return spread(cols, geo, np.result_type(g, w))
 
 
 def _conv_weight_grad(x, g, *, geo):
-    """d(conv)/d(weight) applied to g: windows times gradients, summed over the batch
+    """d(conv)/d(weight) applied to g: gradients times windows, summed over the images
     and the output positions -- one matrix product per group."""
-    G, (kh, kw) = geo.groups, geo.kernel
-    win = windows(x, geo)                                 # (..., N, C, Ho, Wo, kh, kw)
-    *lead, N, C, Ho, Wo, _, _ = win.shape
-    cols = win.reshape(*lead, N, G, C // G, Ho * Wo, kh * kw)
-    n = len(lead)                                         # -> (..., G, N, HW, C/G, kh*kw)
-    cols = cols.transpose(*range(n), n + 1, n, n + 3, n + 2, n + 4)
-    cols = cols.reshape(*lead, G, N * Ho * Wo, C // G * kh * kw)
-    O = g.shape[-3]
-    gm = g.reshape(_lead(g, 4) + (N, G, O // G, Ho * Wo))
-    gm = np.moveaxis(gm, -4, -2).reshape(_lead(g, 4) + (G, O // G, N * Ho * Wo))
-    out = gm @ cols                                       # (..., G, O/G, C/G*kh*kw)
-    return out.reshape(out.shape[:-3] + (O, C // G, kh, kw))
+    G, (kh, kw), O = geo.groups, geo.kernel, g.shape[-3]
+    cols, _ = _columns(x, geo, images_last=True)          # (..., C*kh*kw, N*Ho*Wo)
+    *lead, K, NHW = cols.shape
+    cols = cols.reshape(*lead, G, K // G, NHW)
+    gm = np.moveaxis(g, -4, -3).reshape(_lead(g, 4) + (G, O // G, NHW))   # (a view if N = 1)
+    out = gm @ cols.swapaxes(-1, -2)                      # (..., G, O/G, C/G*kh*kw)
+    return out.reshape(out.shape[:-3] + (O, K // G // (kh * kw), kh, kw))
 
 
 def _bias_grad(g):
