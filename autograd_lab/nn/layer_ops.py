@@ -289,23 +289,29 @@ max_pool2d, max_pool2d_backward = _linear_pair("MaxPool2DWithIndicesBackward0", 
 
 def _max_pool_index(x, *, geo):
     """Where each window's maximum is, as torch's indices (h * W + w in the unpadded input):
-    the first maximum in the window, or its last NaN; padding never wins."""
+    the first maximum in the window, or its last NaN; padding never wins.  One pass per
+    kernel position, each over every window at once (an argmax along a short last axis
+    would step window by window)."""
     H, W = geo.size
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min if x.dtype.kind in "iu" else False
-    win = windows(x, geo, fill)
-    size = geo.kernel[0] * geo.kernel[1]
-    win = win.reshape(win.shape[:-2] + (size,))
+    win = windows(x, geo, fill)                           # (..., Ho, Wo, kh, kw)
     positions = windows(np.arange(H * W).reshape(H, W), geo, -1)
-    positions = positions.reshape(positions.shape[:-2] + (size,))
-    k = win.argmax(-1) if win.size else np.zeros(win.shape[:-1], np.intp)
-    if x.dtype.kind == "f":
-        nan = np.isnan(win)
-        if nan.any():
-            last = nan.shape[-1] - 1 - nan[..., ::-1].argmax(-1)
-            k = np.where(nan.any(-1), last, k)
-    index = np.take_along_axis(np.broadcast_to(positions, win.shape), k[..., None], -1)[..., 0]
+    best = win[..., 0, 0]
+    index = np.empty(best.shape, np.int64)
+    index[...] = positions[..., 0, 0]
+    for i, j in np.ndindex(*geo.kernel):
+        if i or j:
+            v = win[..., i, j]
+            take = v > best
+            if x.dtype.kind == "f":
+                take |= np.isnan(v)                       # a later NaN wins (and stays)
+            best = np.maximum(best, v)
+            np.copyto(index, positions[..., i, j], where=take)
+    if not (index < 0).any():
+        return index
+    positions = positions.reshape(positions.shape[:-2] + (-1,))
     first = np.take_along_axis(positions, (positions >= 0).argmax(-1)[..., None], -1)[..., 0]
-    return np.where(index < 0, first, index)          # all -inf: the first real entry
+    return np.where(index < 0, first, index).astype(np.int64)   # all -inf: the first real entry
 
 
 # the winners, as a row with no derivative: under vmap it finds them in the whole batch at once
