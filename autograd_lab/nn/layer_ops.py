@@ -113,7 +113,7 @@ def _addmm_row(saves):
     return Op("AddmmBackward0", lambda b, m1, m2: ops.matmul(m1, m2) + b,
               vjp=(lambda g, y, b, m1, m2: g,             # (the walk sums it to b's shape)
                    lambda g, y, b, m1, m2: g @ m2.mT,
-                   lambda g, y, b, m1, m2: m1.mT @ g),
+                   _addmm_weight_vjp),
               jvp=(lambda t, y, b, m1, m2: _spread_bias(t, b),
                    lambda t, y, b, m1, m2: t @ m2,
                    lambda t, y, b, m1, m2: m1 @ t),
@@ -130,6 +130,14 @@ def _batch_addmm(op, n, b, m1, m2):
     if b.ndim - n == 1:
         b = ops.reshape(b, shape=b.shape[:n] + (1,) + b.shape[n:])
     return op(b, m1, m2)
+
+
+def _addmm_weight_vjp(g, y, b, m1, m2):
+    """mat1ᵀ g; for a stack of single rows (the samples of vmap's per-sample gradients),
+    outer products: nothing to sum, and a matrix product with an inner size of 1 is slow."""
+    if m1.ndim > 2 and m1.shape[-2] == 1:
+        return m1.mT * g
+    return m1.mT @ g
 
 
 def _spread_bias(t, b):
@@ -199,7 +207,8 @@ def _conv_weight_grad(x, g, *, geo):
     cols = cols.reshape(*lead, G, K // G, NHW)
     gm = np.moveaxis(g, -4, -3).reshape(_lead(g, 4) + (G, O // G, NHW))   # (a view if N = 1)
     out = gm @ cols.swapaxes(-1, -2)                      # (..., G, O/G, C/G*kh*kw)
-    return out.reshape(out.shape[:-3] + (O, K // G // (kh * kw), kh, kw))
+    out.shape = out.shape[:-3] + (O, K // G // (kh * kw), kh, kw)   # (not a view: the walk
+    return out                                                      # keeps it, uncopied)
 
 
 def _bias_grad(g):
