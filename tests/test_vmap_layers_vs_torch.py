@@ -103,6 +103,57 @@ def test_vmap_of_vmap_over_images_and_weights_matches_torch():
     assert close(ours, theirs)
 
 
+def test_second_derivatives_and_forward_mode_through_the_layers_under_vmap_match_torch():
+    """A gradient penalty per sample (grad of a grad through conv and max pooling) and a
+    jvp through conv and average pooling, inside vmap."""
+    x, w = arrays([(B, 2, 5, 5), (4, 2, 3, 3)], seed=7)
+
+    def penalty(F, T):
+        def inner(x, w):
+            return (F.max_pool2d(F.conv2d(x.unsqueeze(0), w, padding=1), 2).tanh() ** 2).sum()
+
+        def outer(x, w):
+            return (T.grad(inner, argnums=1)(x, w) ** 2).sum()
+        return T.vmap(T.grad(outer, argnums=(0, 1)), in_dims=(0, None))
+    ours = penalty(al.nn.functional, func)(al.tensor(x), al.tensor(w))
+    theirs = penalty(torch.nn.functional, torch.func)(torch.tensor(x), torch.tensor(w))
+    for a, b in zip(ours, theirs):
+        assert close(a, b)
+
+    def tangents(F, T, tensor):
+        f = lambda x: F.avg_pool2d(F.conv2d(x, tensor(w), padding=1), 2)    # noqa: E731
+        return T.vmap(lambda x, tx: T.jvp(f, (x,), (tx,))[1])
+    ours = tangents(al.nn.functional, func, al.tensor)(al.tensor(x), al.tensor(2 * x))
+    theirs = tangents(torch.nn.functional, torch.func, torch.tensor)(torch.tensor(x), torch.tensor(2 * x))
+    assert close(ours, theirs)
+
+
+LOSSES = {
+    "nll_loss, mean, ignore_index": lambda L, x, t: L.nn.functional.nll_loss(x.log_softmax(1), t),
+    "nll_loss, weights": lambda L, x, t: L.nn.functional.nll_loss(
+        x.log_softmax(1), t, weight=L.tensor([1.0, 2.0, 0.5, 3.0], dtype=L.float64)),
+    "nll_loss, sum": lambda L, x, t: L.nn.functional.nll_loss(x.log_softmax(1), t, reduction="sum"),
+    "nll_loss, none": lambda L, x, t: L.nn.functional.nll_loss(x.log_softmax(1), t, reduction="none").sum(),
+    "cross_entropy, one sample": lambda L, x, t: L.nn.functional.cross_entropy(x[0], t[1].clamp(min=0)),
+    "max(dim) and min(dim)": lambda L, x, t: x.max(1)[0].sum() + x.min(0, keepdim=True)[0].sum(),
+    "binary_cross_entropy": lambda L, x, t: L.nn.functional.binary_cross_entropy(x.sigmoid(), x * 0 + 0.25),
+}
+
+
+@pytest.mark.parametrize("name", list(LOSSES))
+def test_losses_with_class_indices_under_vmap_match_torch(name):
+    """Integer labels batched: values and per-sample gradients, no per-sample loop."""
+    x = arrays([(B, 3, 4)], seed=8)[0]
+    t = np.random.default_rng(9).integers(0, 4, (B, 3))
+    t[0, 1] = -100
+    fn = LOSSES[name]
+    ours = func.vmap(func.grad_and_value(lambda x, t: fn(al, x, t)))(al.tensor(x), al.tensor(t))
+    theirs = torch.func.vmap(torch.func.grad_and_value(lambda x, t: fn(torch, x, t)))(
+        torch.tensor(x), torch.tensor(t))
+    for a, b in zip(ours, theirs):
+        assert close(a, b)
+
+
 def loop(f, *xs):
     return al.stack([f(*[x[i] for x in xs]) for i in range(xs[0].shape[0])])
 
