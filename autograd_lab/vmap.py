@@ -303,10 +303,12 @@ def numbers(x):
 
 
 def reads_values(name):
-    """For a function of the shell that reads its inputs' numbers in Python (the class
-    indices of a loss, a range check, max(dim)'s indices): with a batched input inside
-    vmap it runs once per sample, with the fallback's warning naming ``name``, instead of
-    reading the numbers of a whole batch as one sample's."""
+    """For a function of the shell that reads its inputs' numbers in Python in a way
+    that differs from sample to sample (cross_entropy's label smoothing divides by the
+    count of each sample's kept targets): with a batched input inside vmap it runs once
+    per sample, with the fallback's warning naming ``name``, instead of reading the
+    numbers of a whole batch as one sample's.  (A check that holds entry by entry reads
+    :func:`numbers` instead, and stays vectorized.)"""
     return functools.partial(_reads_values, name=name)
 
 
