@@ -16,7 +16,7 @@ from . import creation, devices, dtypes, engine, inplace, ops, recording, tensor
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
 from .tensor import Tensor
 from .userframe import user_level
-from .vmap import reads_values
+from .vmap import numbers
 
 
 class TensorMethods:
@@ -141,17 +141,19 @@ class TensorMethods:
             return ops.min_all(self)
         return self._pick(ops.argmin, dim, keepdim)
 
-    @reads_values("max(dim) / min(dim)")
     def _pick(self, arg, dim, keepdim):
         """(values, indices) of max/min along dim; like torch, the whole gradient of a
         value goes to the one entry its index names, even when others tie with it.  The
         node keeps its own copy of the indices: changing the returned ones in place does
-        not move the gradient (torch refuses such a backward instead)."""
+        not move the gradient (torch refuses such a backward instead).  (Under vmap the
+        indices are every sample's, batch dims in front: see ops._batch_pick.)"""
         ndim = self._data.ndim
         axis = wrap_dim(dim, ndim) % max(ndim, 1)
         _check_not_empty(self, "max" if arg is ops.argmax else "min", axis)
         idx = arg(self, dim=axis, keepdim=True)
-        key = along_key(idx._data.copy(), axis)
+        key = tuple(numbers(idx).copy() if a == axis else
+                    np.arange(n).reshape([-1 if b == a else 1 for b in range(ndim)])
+                    for a, n in enumerate(self._data.shape))
         values = (ops.max_dim if arg is ops.argmax else ops.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
         return F.RETURN_TYPES["max" if arg is ops.argmax else "min"](values, idx if keepdim else idx.squeeze(axis))
 

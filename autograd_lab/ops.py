@@ -620,8 +620,15 @@ def _pick_jvp(t, y, x, key, dim, keepdim):
     return values if keepdim or x.ndim == 0 else squeeze(values, dim - x.ndim)
 
 
+def _batch_pick(op, n, x, key, dim, keepdim):
+    """The key's arrays index a sample's dims (the found indices may carry the batch dims
+    in front: right-aligned, they broadcast); the batch dims get a range each."""
+    lead = tuple(np.arange(s).reshape((s,) + (1,) * (x.ndim - 1 - i)) for i, s in enumerate(x.shape[:n]))
+    return op(x, key=lead + tuple(key), dim=dim + n, keepdim=keepdim or x.ndim == n)
+
+
 def _picked(name):
-    return Op(name, _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves=False)
+    return Op(name, _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves=False, batch=_batch_pick)
 
 
 max_dim, min_dim = _picked("MaxBackward0"), _picked("MinBackward0")
@@ -1305,9 +1312,33 @@ def _nll_jvp(d, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
     return _summed(picked, coef, reduction, total)
 
 
+def _batch_nll(op, n, x, target, weight=None, ignore_index=-100, reduction="mean"):
+    """The batch's samples folded into the rows of one nll_loss with reduction="none";
+    each sample's losses then reduced on their own: a mean divides by the total weight
+    of that sample's targets (constants, read from the class indices)."""
+    t = target._data if isinstance(target, Tensor) else np.asarray(target)
+    sizes = np.broadcast_shapes(x.shape[:n], t.shape[:n])
+    x = expand(x, shape=sizes + x.shape[n:]) if x.shape[:n] != sizes else x
+    t = np.broadcast_to(t, sizes + t.shape[n:]).astype(np.int64)
+    own = x.shape[n:]
+    rows = reshape(x, shape=(-1,) + own[1:] if len(own) > 1 else (-1, own[0]))
+    flat_t = t.reshape((-1,) + t.shape[n + 1:] if len(own) > 1 else (-1,))
+    per_entry = op(rows, flat_t, weight=weight, ignore_index=ignore_index, reduction="none")
+    per_entry = reshape(per_entry, shape=sizes + t.shape[n:])
+    if reduction == "none":
+        return per_entry
+    dims = _sample_dims(None, per_entry.ndim - n)
+    total = sum(per_entry, dims, False) if dims else per_entry
+    if reduction == "sum":
+        return total
+    _, w = nll_picks(rows.shape, flat_t, weight, ignore_index)
+    return total / w.reshape(sizes + (-1,)).sum(-1).astype(x._data.dtype)
+
+
 # (the rule reads only the input's shape, but torch saves the input itself: so a write to
 # it before the backward is refused, and a second backward too, as in torch)
-nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs")
+nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs",
+              batch=_batch_nll)
 
 
 # == More of torch's ops (issue 36): softmax, bounds as tensors, sort, gather, ... ======

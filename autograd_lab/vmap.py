@@ -294,11 +294,21 @@ def _per_sample(op, phys, params, want, n):
     return ops.reshape(out, shape=sizes + out.shape[1:])
 
 
+def numbers(x):
+    """The numbers of ``x``: for a batched tensor, those of every sample (its physical
+    array, batch dimensions in front).  For the shell's checks that hold entry by entry
+    (a class index in range, a probability in [0, 1]): run on the whole batch at once,
+    they refuse what a check of each sample would refuse."""
+    return x._phys._data if type(x) is BatchedTensor else x._data
+
+
 def reads_values(name):
-    """For a function of the shell that reads its inputs' numbers in Python (the class
-    indices of a loss, a range check, max(dim)'s indices): with a batched input inside
-    vmap it runs once per sample, with the fallback's warning naming ``name``, instead of
-    reading the numbers of a whole batch as one sample's."""
+    """For a function of the shell that reads its inputs' numbers in Python in a way
+    that differs from sample to sample (cross_entropy's label smoothing divides by the
+    count of each sample's kept targets): with a batched input inside vmap it runs once
+    per sample, with the fallback's warning naming ``name``, instead of reading the
+    numbers of a whole batch as one sample's.  (A check that holds entry by entry reads
+    :func:`numbers` instead, and stays vectorized.)"""
     return functools.partial(_reads_values, name=name)
 
 

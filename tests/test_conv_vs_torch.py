@@ -215,6 +215,20 @@ def test_a_frozen_layers_weight_may_change_in_place_before_backward_as_in_torch(
         assert "modified by an inplace operation" in error_of(y2.backward)[1]
 
 
+def test_max_pooling_saves_its_indices_as_torch():
+    """The node keeps the input and the indices it returns (torch's self and result1): a
+    write to the returned indices before the backward is refused, never a gradient moved."""
+    for lib in (al, torch):
+        x = lib.ones(1, 1, 4, 4, requires_grad=True)
+        packed = []
+        with lib.autograd.graph.saved_tensors_hooks(lambda v: packed.append(v) or v, lambda v: v):
+            y, index = lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+        assert [tuple(p.shape) for p in packed] == [(1, 1, 4, 4), (1, 1, 2, 2)]
+        y, index = lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+        index.add_(1)
+        assert "modified by an inplace operation" in error_of(y.sum().backward)[1]
+
+
 def test_dropout_zeroes_and_scales_in_training_and_passes_through_in_eval():
     al.manual_seed(0)
     x = al.ones(1000, requires_grad=True)

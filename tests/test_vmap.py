@@ -1,6 +1,7 @@
 """al.func.vmap on its own: the same numbers as a loop over the samples, one pass for the
 whole batch, the per-sample fallback and its warning, chunk_size, randomness, and what
 it refuses."""
+import functools
 import warnings
 
 import numpy as np
@@ -10,6 +11,7 @@ import autograd_lab as al
 from autograd_lab import func, ops, rulebook
 from autograd_lab import vmap as batching
 from autograd_lab.modes import state
+from autograd_lab.recording import Op
 
 
 def loop(f, *xs):
@@ -43,29 +45,48 @@ def fresh_warnings(monkeypatch):
 
 
 def test_an_op_without_a_batch_rule_runs_once_per_sample_and_says_so_once(fresh_warnings):
-    assert ops.nll_loss.batch is None
+    flip = Op("FlipBackward0", lambda x: np.flip(x, -1).copy())     # a row with no batch rule
     al.manual_seed(1)
     X = al.randn(4, 2, 3)
-    f = lambda x: ops.nll_loss(x, target=np.array([2, 0]))   # noqa: E731
-    with pytest.warns(UserWarning, match="batching rule for nll_loss"):
-        ys = func.vmap(f)(X)
-    assert np.allclose(ys.numpy(), loop(f, X).numpy())
+    with pytest.warns(UserWarning, match="batching rule for FlipBackward0"):
+        ys = func.vmap(flip)(X)
+    assert np.allclose(ys.numpy(), loop(flip, X).numpy())
     with warnings.catch_warnings():
         warnings.simplefilter("error")                        # the second time: no warning
-        func.vmap(f)(X)
+        func.vmap(flip)(X)
 
 
 def test_a_function_that_reads_numbers_runs_once_per_sample(fresh_warnings):
-    """cross_entropy reads its class indices in Python: batched targets, one call each."""
+    """cross_entropy with label smoothing reads its class indices in Python: batched
+    targets, one call each."""
     al.manual_seed(2)
     X, T = al.randn(4, 2, 3), al.tensor([[2, 0], [1, 1], [0, 2], [2, 2]])
-    f = al.nn.functional.cross_entropy
+    f = functools.partial(al.nn.functional.cross_entropy, label_smoothing=0.1)
     with pytest.warns(UserWarning, match="batching rule for cross_entropy"):
         ys = func.vmap(f)(X, T)
     assert np.allclose(ys.numpy(), loop(f, X, T).numpy())
-    with pytest.warns(UserWarning, match=r"max\(dim\)"):
+
+
+def test_losses_and_max_dim_with_class_indices_run_on_the_whole_batch(fresh_warnings):
+    """nll_loss, cross_entropy and max(dim) check and pick on the physical batch: no
+    per-sample loop, no warning."""
+    al.manual_seed(2)
+    X, T = al.randn(4, 2, 3), al.tensor([[2, 0], [1, 1], [0, 2], [2, -100]])
+    F = al.nn.functional
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for f in (F.cross_entropy, F.nll_loss, functools.partial(F.nll_loss, reduction="none")):
+            assert np.allclose(func.vmap(f)(X, T).numpy(), loop(f, X, T).numpy(), equal_nan=True)
         values, indices = func.vmap(lambda x: x.max(1))(X)
+        P = func.vmap(F.sigmoid)(X)
+        bce = func.vmap(F.binary_cross_entropy)(P, P.detach() * 0 + 0.5)
     assert np.array_equal(indices.numpy(), X.numpy().argmax(2))
+    assert np.array_equal(values.numpy(), X.numpy().max(2))
+    assert np.allclose(bce.numpy(), loop(F.binary_cross_entropy, P, P * 0 + 0.5).numpy())
+    with pytest.raises(IndexError, match="Target 3 is out of bounds."):
+        func.vmap(F.nll_loss)(X, T.clamp(min=0) + 1)
+    with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+        func.vmap(F.binary_cross_entropy)(X, P)
 
 
 def test_chunk_size_gives_the_same_numbers():
@@ -124,6 +145,6 @@ def test_the_rules_table_has_a_batching_column():
     rules = {r.name: r for r in rulebook.rules()}
     assert rules["add"].batch == "broadcast"
     assert rules["sum"].batch == "reduction"
-    assert rules["nll_loss"].batch == "—"
+    assert rules["nll_loss"].batch == "batch_nll"
     assert "lead=lead + n" in rules["index"].batch
     assert "batch" in rulebook.markdown().splitlines()[0]

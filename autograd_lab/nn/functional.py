@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import creation, dtypes, tensor_functions as _f
 from .. import ops as _ops
-from ..vmap import reads_values as _reads_values
+from ..vmap import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
 from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t, wrap_dim as _wrap_dim
 from ..tensor import Tensor as _Tensor
 from . import layer_ops
@@ -98,13 +98,12 @@ def _weighted_loss(per_entry, input, weight, reduction):
     return weighted.sum() if reduction == "sum" else weighted.sum() / weight.sum()
 
 
-@_reads_values("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(t log x + (1 - t) log(1 - x)), for probabilities x in [0, 1]; each log is kept
     above -100, as in torch."""
     _legacy(size_average, reduce)
     _checked("binary_cross_entropy", input, target, reduction, _SAME_SIZE)
-    x = input._data
+    x = _numbers(input)                                      # (under vmap: every sample's)
     if x.size and not (np.all(x >= 0) and np.all(x <= 1)):    # (NaN fails too)
         raise RuntimeError("all elements of input should be between 0 and 1")
     return _ops.binary_cross_entropy(input, target, weight=_constant(weight, input, "weight"),
@@ -122,22 +121,23 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                                  reduction=reduction)
 
 
-@_reads_values("nll_loss")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """-input[i, target[i]] (log-probabilities picked by class index), averaged over the
-    targets' weights."""
+    targets' weights.  Under vmap the targets are checked on the whole batch at once."""
     _legacy(size_average, reduce)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    t = _classes(input, target)
-    _in_bounds(t, input.shape[1] if input.ndim > 1 else input.shape[0], ignore_index)
-    return _ops.nll_loss(input, target=t, weight=_constant(weight, input, "weight"),
+    _classes(input, target)
+    numbers = _numbers(target).astype(np.int64, copy=False)
+    _in_bounds(numbers, input.shape[1] if input.ndim > 1 else input.shape[0], ignore_index)
+    t = target if _is_batched(target) else numbers
+    return _ops.nll_loss(input, t, weight=_constant(weight, input, "weight"),
                          ignore_index=ignore_index, reduction=reduction)
 
 
 def _classes(input, target):
-    """The target class indices, checked as torch checks them."""
+    """torch's checks of the target class indices' dtype and shape."""
     if target._data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{dtypes.scalar_type_name(target._data.dtype)}")
@@ -149,7 +149,6 @@ def _classes(input, target):
     batch = () if input.ndim == 1 else input.shape[:1] + input.shape[2:]
     if tuple(target.shape) != batch:
         raise RuntimeError(f"Expected target size {list(batch)}, got {list(target.shape)}")
-    return target._data.astype(np.int64)
 
 
 def _in_bounds(t, classes, ignore_index):
@@ -158,7 +157,6 @@ def _in_bounds(t, classes, ignore_index):
         raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
 
 
-@_reads_values("cross_entropy")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """nll_loss(log_softmax(input)) for class indices, or -(target * log_softmax(input))
@@ -181,6 +179,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     loss = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if not eps:
         return loss
+    return _smoothed(loss, logp, input, target, weight, ignore_index, reduction, eps)
+
+
+@_reads_values("cross_entropy")
+def _smoothed(loss, logp, input, target, weight, ignore_index, reduction, eps):
+    """Class indices with label smoothing: the loss mixed with the uniform distribution's
+    (its mean divides by the kept targets' weight, read from their numbers: under vmap,
+    one sample at a time)."""
+    dim = 1 if input.ndim > 1 else 0
+    classes = input.shape[dim]
     ignored = target._data == ignore_index
     w = 1 if weight is None else _t(_constant(weight, input, "weight")).reshape(
         (classes,) + (1,) * (input.ndim - 2))
@@ -379,9 +387,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """The largest entry of each window; with ``return_indices``, also where it is (h * W + w
     in the input's plane), as torch."""
     geo = _pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    index = layer_ops.max_pool_index(input._data, geo)
-    out = layer_ops.max_pool2d(input, index=index, size=geo.size)
-    return (out, _t(index)) if return_indices else out
+    index = layer_ops.max_pool_index(input, geo=geo)
+    out = layer_ops.max_pool2d(input, index, size=geo.size)
+    return (out, index) if return_indices else out
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,

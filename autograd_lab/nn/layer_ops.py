@@ -18,7 +18,12 @@ Pooling is linear in its input too (max pooling once the winners are chosen): ea
 pooling has a row for the forward and a row for its adjoint, each the other's VJP.
 
 Rules index axes from the end (the rules table's convention, see ``ops.py``): inputs and
-gradients may carry extra leading dimensions, one per batched seed or tangent.
+gradients may carry extra leading dimensions, one per batched seed or tangent.  That is
+also how every row batches under ``al.func.vmap`` (its ``batch`` rule): a row runs once
+on the whole batch, with the batch dimensions in front.  Where only the images are
+batched (not the weights), the batch is folded into the images' dimension N, so one big
+matrix product does it all; a batch of weights pairs up with its images in the
+matrix product's stack -- what torch's vmap gets from a convolution with groups=B.
 """
 from collections import namedtuple
 
@@ -63,6 +68,40 @@ def _lead(a, core):
     return a.shape[:a.ndim - core]
 
 
+def in_front(op, n, *args, **params):
+    """The batch rule of a row whose rules read axes from the end: run it once, the
+    batch dimensions in front of every input (broadcast where an input has 1s)."""
+    return op(*args, **params)
+
+
+def _unbatched(a, n):
+    return a is None or all(s == 1 for s in a.shape[:n])
+
+
+def _folded(op, n, x, *others, ndim, **params):
+    """Run ``op`` with the batch of ``x`` folded into its first own dimension (N: x has
+    ``ndim`` own dimensions), the ``others`` (not batched) as one sample: one call on
+    N * batch images, the result unfolded."""
+    lead, own = x.shape[:n], x.shape[n:]
+    if not own or len(own) != ndim:
+        return op(x, *others, **params)
+    flat = ops.reshape(x, shape=(-1,) + own[1:])
+    others = [o if o is None or not isinstance(o, Tensor) else ops.reshape(o, shape=o.shape[n:])
+              for o in others]
+    out = op(flat, *others, **params)
+    return ops.reshape(out, shape=lead + own[:1] + out.shape[1:])
+
+
+def _batch_linear_in(core):
+    """Batch rule of a row (x, w, ...) linear in x, x with ``core`` own dimensions, N
+    first: fold the batch into N when nothing else is batched; else ride in front."""
+    def rule(op, n, x, *others, **params):
+        if all(_unbatched(o, n) for o in others if isinstance(o, Tensor) or o is None):
+            return _folded(op, n, x, *others, ndim=core, **params)
+        return op(x, *others, **params)
+    return rule
+
+
 def _with_batch_axis(w, core):
     """A weight with leading (batch) dimensions gets an axis of 1 for the input's batch N,
     so that matmul pairs its batch with the input's."""
@@ -74,11 +113,31 @@ def _addmm_row(saves):
     return Op("AddmmBackward0", lambda b, m1, m2: ops.matmul(m1, m2) + b,
               vjp=(lambda g, y, b, m1, m2: g,             # (the walk sums it to b's shape)
                    lambda g, y, b, m1, m2: g @ m2.mT,
-                   lambda g, y, b, m1, m2: m1.mT @ g),
+                   _addmm_weight_vjp),
               jvp=(lambda t, y, b, m1, m2: _spread_bias(t, b),
                    lambda t, y, b, m1, m2: t @ m2,
                    lambda t, y, b, m1, m2: m1 @ t),
-              saves=saves)
+              saves=saves, batch=_batch_addmm)
+
+
+def _batch_addmm(op, n, b, m1, m2):
+    """Rows of a batch of mat1 against one mat2 (and one bias): folded into one product.
+    Else the batch rides in front, the bias given a 1 for mat1's rows."""
+    if _unbatched(m2, n) and _unbatched(b, n) and m1.ndim == n + 2:
+        rows = ops.reshape(m1, shape=(-1, m1.shape[-1]))
+        out = op(ops.reshape(b, shape=b.shape[n:]), rows, ops.reshape(m2, shape=m2.shape[n:]))
+        return ops.reshape(out, shape=m1.shape[:-1] + out.shape[-1:])
+    if b.ndim - n == 1:
+        b = ops.reshape(b, shape=b.shape[:n] + (1,) + b.shape[n:])
+    return op(b, m1, m2)
+
+
+def _addmm_weight_vjp(g, y, b, m1, m2):
+    """mat1ᵀ g; for a stack of single rows (the samples of vmap's per-sample gradients),
+    outer products: nothing to sum, and a matrix product with an inner size of 1 is slow."""
+    if m1.ndim > 2 and m1.shape[-2] == 1:
+        return m1.mT * g
+    return m1.mT @ g
 
 
 def _spread_bias(t, b):
@@ -100,17 +159,28 @@ def addmm(b, m1, m2):
 
 
 # -- convolution ------------------------------------------------------------------------------
+def _columns(x, geo, images_last=False):
+    """im2col: every window of x (..., N, C, H, W) in one copy, laid out as rows -- one
+    per channel and kernel position (c, i, j), each the strided slab of x that position
+    reads, so the copy moves whole rows: (..., N, C*kh*kw, Ho*Wo), or with
+    ``images_last`` (..., C*kh*kw, N*Ho*Wo) for the weight's gradient.  Also (Ho, Wo)."""
+    win = np.moveaxis(windows(x, geo), (-2, -1), (-4, -3))    # (..., N, C, kh, kw, Ho, Wo)
+    *lead, N, C, kh, kw, Ho, Wo = win.shape
+    if images_last:
+        win = np.moveaxis(win, -6, -3)                        # (..., C, kh, kw, N, Ho, Wo)
+        return win.reshape(*lead, C * kh * kw, N * Ho * Wo), (Ho, Wo)
+    return win.reshape(*lead, N, C * kh * kw, Ho * Wo), (Ho, Wo)
+
+
 def _conv_forward(x, w, b=None, *, geo):
-    """im2col: the windows as rows, times the weights as columns, per group."""
-    G = geo.groups
-    win = windows(x, geo)                                 # (..., N, C, Ho, Wo, kh, kw)
-    *lead, C, Ho, Wo, kh, kw = win.shape
-    cols = win.reshape(*lead, G, C // G, Ho * Wo, kh, kw)  # (a copy: the windows overlap)
-    cols = np.moveaxis(cols, -3, -4).reshape(*lead, G, Ho * Wo, C // G * kh * kw)
-    O = w.shape[-4]
-    wm = w.reshape(_lead(w, 4) + (G, O // G, C // G * kh * kw)).swapaxes(-1, -2)    # (..., G, K, O/G)
-    out = cols @ _with_batch_axis(wm, 3)                  # (..., N, G, Ho*Wo, O/G)
-    out = out.swapaxes(-1, -2).reshape(out.shape[:-3] + (O, Ho, Wo))
+    """im2col: the weights as rows, times the windows as columns, per group."""
+    G, O = geo.groups, w.shape[-4]
+    cols, (Ho, Wo) = _columns(x, geo)                     # (..., N, C*kh*kw, Ho*Wo)
+    *lead, N, K, HW = cols.shape
+    cols = cols.reshape(*lead, N, G, K // G, HW)
+    wm = w.reshape(_lead(w, 4) + (G, O // G, K // G))      # (..., G, O/G, C/G*kh*kw)
+    out = _with_batch_axis(wm, 3) @ cols                  # (..., N, G, O/G, Ho*Wo)
+    out = out.reshape(out.shape[:-3] + (O, Ho, Wo))
     if b is not None:
         out = out + b.reshape(_lead(b, 1) + (1,) * (b.ndim > 1) + (O, 1, 1))
     return out
@@ -121,30 +191,24 @@ def _conv_input_grad(g, w, *, geo):
     back over the window it read."""
     G, (kh, kw), Cg = geo.groups, geo.kernel, w.shape[-3]
     *lead, O, Ho, Wo = g.shape
-    gm = g.reshape(*lead, G, O // G, Ho * Wo).swapaxes(-1, -2)          # (..., N, G, HW, O/G)
+    gm = g.reshape(*lead, G, O // G, Ho * Wo)             # (..., N, G, O/G, HW)
     wm = w.reshape(_lead(w, 4) + (G, O // G, Cg * kh * kw))            # (..., G, O/G, K)
-    cols = gm @ _with_batch_axis(wm, 3)                   # (..., N, G, HW, C/G*kh*kw)
-    cols = cols.reshape(cols.shape[:-2] + (Ho, Wo, Cg, kh, kw))
-    cols = np.moveaxis(cols, (-5, -4), (-2, -1))          # (..., N, G, C/G, kh, kw, Ho, Wo)
-    cols = cols.reshape(cols.shape[:-6] + (G * Cg, kh, kw, Ho, Wo))
+    cols = _with_batch_axis(wm, 3).swapaxes(-1, -2) @ gm  # (..., N, G, C/G*kh*kw, HW)
+    cols = cols.reshape(cols.shape[:-3] + (G * Cg, kh, kw, Ho, Wo))
     return spread(cols, geo, np.result_type(g, w))
 
 
 def _conv_weight_grad(x, g, *, geo):
-    """d(conv)/d(weight) applied to g: windows times gradients, summed over the batch
+    """d(conv)/d(weight) applied to g: gradients times windows, summed over the images
     and the output positions -- one matrix product per group."""
-    G, (kh, kw) = geo.groups, geo.kernel
-    win = windows(x, geo)                                 # (..., N, C, Ho, Wo, kh, kw)
-    *lead, N, C, Ho, Wo, _, _ = win.shape
-    cols = win.reshape(*lead, N, G, C // G, Ho * Wo, kh * kw)
-    n = len(lead)                                         # -> (..., G, N, HW, C/G, kh*kw)
-    cols = cols.transpose(*range(n), n + 1, n, n + 3, n + 2, n + 4)
-    cols = cols.reshape(*lead, G, N * Ho * Wo, C // G * kh * kw)
-    O = g.shape[-3]
-    gm = g.reshape(_lead(g, 4) + (N, G, O // G, Ho * Wo))
-    gm = np.moveaxis(gm, -4, -2).reshape(_lead(g, 4) + (G, O // G, N * Ho * Wo))
-    out = gm @ cols                                       # (..., G, O/G, C/G*kh*kw)
-    return out.reshape(out.shape[:-3] + (O, C // G, kh, kw))
+    G, (kh, kw), O = geo.groups, geo.kernel, g.shape[-3]
+    cols, _ = _columns(x, geo, images_last=True)          # (..., C*kh*kw, N*Ho*Wo)
+    *lead, K, NHW = cols.shape
+    cols = cols.reshape(*lead, G, K // G, NHW)
+    gm = np.moveaxis(g, -4, -3).reshape(_lead(g, 4) + (G, O // G, NHW))   # (a view if N = 1)
+    out = gm @ cols.swapaxes(-1, -2)                      # (..., G, O/G, C/G*kh*kw)
+    out.shape = out.shape[:-3] + (O, K // G // (kh * kw), kh, kw)   # (not a view: the walk
+    return out                                                      # keeps it, uncopied)
 
 
 def _bias_grad(g):
@@ -164,39 +228,43 @@ conv2d = Op("ConvolutionBackward0", _conv_forward,
             jvp=(lambda t, y, x, w, b=None, *, geo: conv2d(t, w, None, geo=geo),
                  lambda t, y, x, w, b=None, *, geo: conv2d(x, t, None, geo=geo),
                  lambda t, y, x, w, b=None, *, geo: _bias_tangent(t, y)),
-            saves="inputs")
+            saves="inputs", batch=_batch_linear_in(4))
 
 conv2d_input_grad = Op("ConvolutionBackwardBackward0", _conv_input_grad,
                        vjp=(lambda gg, y, g, w, *, geo: conv2d(gg, w, None, geo=geo),
                             lambda gg, y, g, w, *, geo: conv2d_weight_grad(gg, g, geo=geo)),
                        jvp=(lambda t, y, g, w, *, geo: conv2d_input_grad(t, w, geo=geo),
                             lambda t, y, g, w, *, geo: conv2d_input_grad(g, t, geo=geo)),
-                       saves="others")
+                       saves="others", batch=_batch_linear_in(4))
 
 conv2d_weight_grad = Op("ConvolutionBackwardBackward0", _conv_weight_grad,
                         vjp=(lambda ww, y, x, g, *, geo: conv2d_input_grad(g, ww, geo=geo),
                              lambda ww, y, x, g, *, geo: conv2d(x, ww, None, geo=geo)),
                         jvp=(lambda t, y, x, g, *, geo: conv2d_weight_grad(t, g, geo=geo),
                              lambda t, y, x, g, *, geo: conv2d_weight_grad(x, t, geo=geo)),
-                        saves="others")
+                        saves="others", batch=in_front)     # (a sum over N per sample)
 
 
 # -- pooling: a linear map and its adjoint, each the other's derivative -----------------------
-def _linear_pair(name, forward, adjoint, saves):
+def _linear_pair(name, forward, adjoint, saves, extras=0):
     """Rows for a map linear in its one input, ``forward(x, **params)``, and its adjoint
     ``adjoint(g, **params)`` (the VJP): each row's rules are the other row.  The adjoint's
     row takes x too, as torch's backward of a pooling does (so that a gradient recorded
-    with create_graph=True depends on x, with a derivative of zeros)."""
+    with create_graph=True depends on x, with a derivative of zeros).  ``extras``: inputs
+    after x that both rows take and pass on, with no gradient (max pooling's indices:
+    inputs, not parameters, so that under vmap they are batched with x)."""
+    none = (None,) * extras
     there = Op(name, forward,
-               vjp=(lambda g, y, x, **p: back(g, x, **p),),
-               jvp=(lambda t, y, x, **p: there(t, **p),),
-               saves=saves)
-    back = Op(name.replace("Backward0", "BackwardBackward0"), lambda g, x, **p: adjoint(g, **p),
-              vjp=(lambda gg, y, g, x, **p: there(gg, **p),
-                   lambda gg, y, g, x, **p: _zeros(gg)),       # (y, gg and x: x's shape)
-              jvp=(lambda t, y, g, x, **p: back(t, x, **p),
-                   lambda t, y, g, x, **p: _zeros(t)),
-              saves=False)
+               vjp=(lambda g, y, x, *e, **p: back(g, x, *e, **p),) + none,
+               jvp=(lambda t, y, x, *e, **p: there(t, *e, **p),) + none,
+               saves=saves, batch=in_front)
+    back = Op(name.replace("Backward0", "BackwardBackward0"),
+              lambda g, x, *e, **p: adjoint(g, *e, **p),
+              vjp=(lambda gg, y, g, x, *e, **p: there(gg, *e, **p),
+                   lambda gg, y, g, x, *e, **p: _zeros(gg)) + none,   # (y, gg and x: x's shape)
+              jvp=(lambda t, y, g, x, *e, **p: back(t, x, *e, **p),
+                   lambda t, y, g, x, *e, **p: _zeros(t)) + none,
+              saves=tuple(range(2, 2 + extras)) or False, batch=in_front)
     return there, back
 
 
@@ -205,14 +273,14 @@ def _zeros(like):
     return np.zeros(data.shape, data.dtype)
 
 
-def _pick(x, *, index, size):
+def _pick(x, index, *, size):
     """The entries of x (..., C, H, W) at ``index`` (N, C, Ho, Wo: positions h * W + w)."""
     flat, picks = x.reshape(x.shape[:-2] + (size[0] * size[1],)), index.shape[-2] * index.shape[-1]
     at = np.broadcast_to(index.reshape(index.shape[:-2] + (picks,)), flat.shape[:-1] + (picks,))
     return np.take_along_axis(flat, at, -1).reshape(x.shape[:-2] + index.shape[-2:])
 
 
-def _put(g, *, index, size):
+def _put(g, index, *, size):
     """The adjoint of _pick: each gradient added at the entry it picked (two windows can
     pick the same entry), in an input-shaped array of zeros."""
     H, W = size
@@ -224,28 +292,39 @@ def _put(g, *, index, size):
 
 
 # max pooling picks the winners first (max_pool_index); this pair moves numbers and gradients
-max_pool2d, max_pool2d_backward = _linear_pair("MaxPool2DWithIndicesBackward0", _pick, _put, "inputs")
+max_pool2d, max_pool2d_backward = _linear_pair("MaxPool2DWithIndicesBackward0", _pick, _put, "inputs",
+                                               extras=1)
 
 
-def max_pool_index(x, geo):
+def _max_pool_index(x, *, geo):
     """Where each window's maximum is, as torch's indices (h * W + w in the unpadded input):
-    the first maximum in the window, or its last NaN; padding never wins."""
+    the first maximum in the window, or its last NaN; padding never wins.  One pass per
+    kernel position, each over every window at once (an argmax along a short last axis
+    would step window by window)."""
     H, W = geo.size
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min if x.dtype.kind in "iu" else False
-    win = windows(x, geo, fill)
-    size = geo.kernel[0] * geo.kernel[1]
-    win = win.reshape(win.shape[:-2] + (size,))
+    win = windows(x, geo, fill)                           # (..., Ho, Wo, kh, kw)
     positions = windows(np.arange(H * W).reshape(H, W), geo, -1)
-    positions = positions.reshape(positions.shape[:-2] + (size,))
-    k = win.argmax(-1) if win.size else np.zeros(win.shape[:-1], np.intp)
-    if x.dtype.kind == "f":
-        nan = np.isnan(win)
-        if nan.any():
-            last = nan.shape[-1] - 1 - nan[..., ::-1].argmax(-1)
-            k = np.where(nan.any(-1), last, k)
-    index = np.take_along_axis(np.broadcast_to(positions, win.shape), k[..., None], -1)[..., 0]
+    best = win[..., 0, 0]
+    index = np.empty(best.shape, np.int64)
+    index[...] = positions[..., 0, 0]
+    for i, j in np.ndindex(*geo.kernel):
+        if i or j:
+            v = win[..., i, j]
+            take = v > best
+            if x.dtype.kind == "f":
+                take |= np.isnan(v)                       # a later NaN wins (and stays)
+            best = np.maximum(best, v)
+            np.copyto(index, positions[..., i, j], where=take)
+    if not (index < 0).any():
+        return index
+    positions = positions.reshape(positions.shape[:-2] + (-1,))
     first = np.take_along_axis(positions, (positions >= 0).argmax(-1)[..., None], -1)[..., 0]
-    return np.where(index < 0, first, index)          # all -inf: the first real entry
+    return np.where(index < 0, first, index).astype(np.int64)   # all -inf: the first real entry
+
+
+# the winners, as a row with no derivative: under vmap it finds them in the whole batch at once
+max_pool_index = Op("max_pool2d_indices", _max_pool_index, differentiable=False, batch=in_front)
 
 
 def _avg_forward(x, *, geo, divisor):
