@@ -16,7 +16,7 @@ from . import creation, devices, dtypes, engine, inplace, ops, recording, tensor
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
 from .tensor import Tensor
 from .userframe import user_level
-from .vmap import numbers
+from .vmap import numbers, reads_values
 
 
 class TensorMethods:
@@ -327,6 +327,7 @@ class TensorMethods:
     def uniform_(self, from_=0, to=1, *, generator=None):
         return self.copy_(creation.rand(*self.shape, generator=generator, dtype=self.dtype) * (to - from_) + from_)
 
+    @reads_values("masked_fill")          # (its mask's numbers pick the entries)
     def masked_fill(self, mask, value):
         v, key = inplace.masked_args(self, mask, value)
         return ops.masked_fill(self, v, key=key)
@@ -362,6 +363,7 @@ class TensorMethods:
     def contiguous(self, memory_format=None):
         return self if self._data.flags.c_contiguous else ops.contiguous(self)
 
+    @reads_values("sort")                 # (NumPy's argsort finds the order)
     def sort(self, dim=-1, descending=False, stable=False):
         """(values, indices) along dim; ties keep their order (a stable sort), NaN counts
         as the largest, as in torch."""

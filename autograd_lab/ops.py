@@ -1364,12 +1364,12 @@ def _log_softmax_forward(x, dim):
 softmax = Op("SoftmaxBackward0", _softmax_forward,
              vjp=(lambda g, y, x, dim: y * (g - sum(g * y, dim, True)),),
              jvp=(lambda t, y, x, dim: y * (t - sum(t * y, dim, True)),),
-             saves="output")
+             saves="output", batch=lambda op, n, x, dim: op(x, dim=_sample_dims(dim, _own(x, n))))
 
 log_softmax = Op("LogSoftmaxBackward0", _log_softmax_forward,
                  vjp=(lambda g, y, x, dim: g - exp(y) * sum(g, dim, True),),
                  jvp=(lambda t, y, x, dim: t - sum(t * exp(y), dim, True),),
-                 saves="output")
+                 saves="output", batch=softmax.batch)
 
 
 def _clamp_tensor_forward(x, min, max):
@@ -1395,28 +1395,28 @@ clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
                   jvp=(lambda t, y, x, lo, hi: where(_clamp_pass(x, lo, hi), t, 0.0),
                        lambda t, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), t, 0.0),
                        lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
-                  promote=True, saves="inputs")
+                  promote=True, saves="inputs", batch=broadcast)
 
 # x.clamp_min(tensor), x.clamp_max(tensor): the same rules, torch's names for them
 clamp_min_tensor = Op("ClampMinBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
-                      promote=True, saves="inputs")
+                      promote=True, saves="inputs", batch=broadcast)
 clamp_max_tensor = Op("ClampMaxBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
-                      promote=True, saves="inputs")
+                      promote=True, saves="inputs", batch=broadcast)
 
 clamp_min = Op("ClampMinBackward0", lambda x, min: np.maximum(x, min),
                vjp=(lambda g, y, x, min: where(x >= min, g, 0.0),),
                jvp=(lambda t, y, x, min: where(x >= min, t, 0.0),),
-               saves="inputs")
+               saves="inputs", batch=broadcast)
 
 clamp_max = Op("ClampMaxBackward0", lambda x, max: np.minimum(x, max),
                vjp=(lambda g, y, x, max: where(x <= max, g, 0.0),),
                jvp=(lambda t, y, x, max: where(x <= max, t, 0.0),),
-               saves="inputs")
+               saves="inputs", batch=broadcast)
 
 rsqrt = Op("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
            vjp=(lambda g, y, x: -0.5 * g * y * y * y,),
            jvp=(lambda t, y, x: -0.5 * t * y * y * y,),
-           floating=True, saves="output")
+           floating=True, saves="output", batch=broadcast)
 
 # values picked along a dimension by an index (``key``: one index array per dimension,
 # as max(dim) builds it): the gradient goes back to the entries picked, added up where
@@ -1432,16 +1432,19 @@ sort = Op(lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0
           saves="index")
 
 # x.contiguous() of a tensor that is not: a copy laid out row by row (clone keeps the layout)
-contiguous = Op("CloneBackward0", lambda x: np.array(x, order="C"), vjp=clone.vjp, jvp=clone.jvp, saves=False)
+contiguous = Op("CloneBackward0", lambda x: np.array(x, order="C"), vjp=clone.vjp, jvp=clone.jvp, saves=False,
+                batch=broadcast)
 
 # x.index_select(dim, i), x.split(n), x.chunk(n), x.narrow(...): index's rules under torch's names
-index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves="index")
+index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves="index",
+                  batch=index.batch)
 split = Op(lambda args, p: "SplitWithSizesBackward0" if p.get("sizes") else "SplitBackward0",
            lambda x, key, lead=0, sizes=False: index_forward(x, key, lead),
            vjp=(lambda g, y, x, key, lead=0, sizes=False: index.vjp[0](g, y, x, key, lead),),
            jvp=(lambda t, y, x, key, lead=0, sizes=False: index.jvp[0](t, y, x, key, lead),),
-           saves=False)
-narrow = Op("SliceBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
+           saves=False,
+           batch=lambda op, n, x, key, lead=0, sizes=False: op(x, key=key, lead=lead + n, sizes=sizes))
+narrow = Op("SliceBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False, batch=index.batch)
 
 
 def _repeat_forward(x, repeats):
@@ -1462,7 +1465,8 @@ def _repeat_vjp(g, y, x, repeats):
 repeat = Op("RepeatBackward0", _repeat_forward,
             vjp=(_repeat_vjp,),
             jvp=(lambda t, y, x, repeats: _repeat_forward_batched(t, x, repeats),),
-            saves=False)
+            saves=False,
+            batch=lambda op, n, x, repeats: op(_padded(x, n, len(repeats)), repeats=(1,) * n + tuple(repeats)))
 
 
 def _repeat_forward_batched(t, x, repeats):

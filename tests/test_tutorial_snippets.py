@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed; `pip instal
 
 import autograd_lab as al  # noqa: E402
 
-from tutorial_snippets import NEEDS, SNIPPETS  # noqa: E402
+from tutorial_snippets import SNIPPETS  # noqa: E402
 
 
 def _to_al(x):
@@ -151,15 +151,7 @@ def agree(ours, theirs):
     return np.allclose(x, y, rtol=1e-3, atol=1e-5)
 
 
-def _marked(name):
-    """A snippet that needs a function another branch adds is skipped until it is there."""
-    if name in NEEDS and not hasattr(al, NEEDS[name]):
-        reason = f"needs al.{NEEDS[name]} (branch ops); remove the entry of NEEDS once merged"
-        return pytest.param(name, marks=pytest.mark.skip(reason=reason))
-    return name
-
-
-@pytest.mark.parametrize("name", [_marked(name) for name in SNIPPETS])
+@pytest.mark.parametrize("name", list(SNIPPETS))
 def test_tutorial_snippet_runs_and_agrees_with_torch(name):
     theirs = run(SNIPPETS[name], torch)
     ours = run(SNIPPETS[name], al)

@@ -1309,5 +1309,3 @@ except RuntimeError as e:
 print(model2.load_state_dict(state, strict=False))
 """)
 
-# snippets that need what another branch adds (the name of the missing function)
-NEEDS = {"Neural Networks (blitz) #2": "flatten"}
