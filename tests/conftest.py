@@ -15,6 +15,7 @@ import functools
 import gzip
 import http.server
 import os
+import sys
 import threading
 
 import pytest
@@ -174,3 +175,14 @@ def pytest_collection_modifyitems(config, items):
         if "lab" in getattr(item, "fixturenames", ()) or dark_view or every_press or \
                 item.get_closest_marker("slow_build"):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _torch_default_device_reset():
+    """A test that calls torch.set_default_device leaves a torch function mode behind for
+    every later test in the process (under it, torch's own l1_loss drops its ``weight``):
+    each test starts without one."""
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "set_default_device"):
+        torch.set_default_device(None)

@@ -120,12 +120,9 @@ def run(code, lib):
     out = io.StringIO()
     namespace = {"__builtins__": dict(vars(builtins), __import__=importer), "__name__": "snippet"}
     refilled = _tensors_refilled_by_us() if lib is torch else contextlib.nullcontext()
-    try:
-        with contextlib.redirect_stdout(out), warnings.catch_warnings(), refilled:
-            warnings.simplefilter("ignore")
-            exec(compile(code, "<snippet>", "exec"), namespace)
-    finally:    # a snippet's torch.set_default_device("cpu") stays a torch function mode
-        lib.set_default_device(None)    # for every later test (torch's l1_loss then drops its weight)
+    with contextlib.redirect_stdout(out), warnings.catch_warnings(), refilled:
+        warnings.simplefilter("ignore")
+        exec(compile(code, "<snippet>", "exec"), namespace)
     return out.getvalue()
 
 
