@@ -151,9 +151,7 @@ class TensorMethods:
         axis = wrap_dim(dim, ndim) % max(ndim, 1)
         _check_not_empty(self, "max" if arg is ops.argmax else "min", axis)
         idx = arg(self, dim=axis, keepdim=True)
-        key = tuple(numbers(idx).copy() if a == axis else
-                    np.arange(n).reshape([-1 if b == a else 1 for b in range(ndim)])
-                    for a, n in enumerate(self._data.shape))
+        key = along_key(numbers(idx).copy(), axis, self._data.shape)
         values = (ops.max_dim if arg is ops.argmax else ops.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
         return F.RETURN_TYPES["max" if arg is ops.argmax else "min"](values, idx if keepdim else idx.squeeze(axis))
 
@@ -462,11 +460,14 @@ class TensorMethods:
     moveaxis = movedim
 
 
-def along_key(index, axis):
+def along_key(index, axis, shape=None):
     """The index that picks, along ``axis``, the entries ``index`` (an integer array) names:
-    one array per dimension, the others counting 0, 1, ... (x.gather's, x.max(dim)'s)."""
-    return tuple(index if a == axis else np.arange(n).reshape([-1 if b == a else 1 for b in range(index.ndim)])
-                 for a, n in enumerate(index.shape))
+    one array per dimension of ``shape`` (index's own by default), the others counting 0,
+    1, ... (x.gather's, x.max(dim)'s; under vmap the index carries the batch dims in
+    front, and the counting arrays, right-aligned, broadcast against them)."""
+    shape = index.shape if shape is None else shape
+    return tuple(index if a == axis else np.arange(n).reshape([-1 if b == a else 1 for b in range(len(shape))])
+                 for a, n in enumerate(shape))
 
 
 def _index_of(index, message):
