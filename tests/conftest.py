@@ -150,6 +150,7 @@ def pytest_terminal_summary(terminalreporter):
 # here; the per-page browser test checks both themes of every page), the tests that press
 # every button or move every control of an explorer, the throwaway-book builds (slow_build); and the tests
 # marked slow by hand (the errors page's search, the special-value sweep, phones).
+@pytest.hookimpl(optionalhook=True)     # (pytest-xdist's hook: absent under -p no:xdist)
 def pytest_xdist_make_scheduler(config, log):
     """Under ``--dist loadfile`` (tools/dev.py) every test file runs on one worker -- a
     notebook's cells in order in one kernel, a module's fixtures made once -- except the
