@@ -1,8 +1,8 @@
 """``al.autograd.graph``: torch's view of a recorded node (``Node``, ``next_functions``,
 ``_saved_self``, ...) and the hooks a learner can put on a graph: on its nodes
 (``grad_fn.register_prehook`` / ``register_hook``), on several tensors at once
-(:func:`register_multi_grad_hook`), on the values it saves for its backward
-(:class:`saved_tensors_hooks`, :func:`allow_mutation_on_saved_tensors`).
+(``register_multi_grad_hook``), on the values it saves for its backward
+(``saved_tensors_hooks``, ``allow_mutation_on_saved_tensors``).
 
 The walk needs none of this; what it calls while hooks are set is ``watch.py``.  The
 view of a node is installed on ``recording.Node`` and ``recording.AccumulateGrad`` when
