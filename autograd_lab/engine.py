@@ -29,7 +29,7 @@ from . import ops, watch
 from .checks import broadcast_mismatch
 from .inplace import check_versions
 from .modes import count, state
-from .recording import FREED, AccumulateGrad, edge
+from .recording import FREED, edge
 from .tensor import Tensor
 
 
@@ -39,14 +39,11 @@ def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate d(sum of seed * tensor)/d(leaf) into every leaf's ``.grad``."""
-    single, tensors = isinstance(tensors, Tensor), as_tuple(tensors)
-    if grad_tensors is None or single:
-        grad_tensors = (grad_tensors,) * len(tensors)
-    if inputs is not None and not as_tuple(inputs):
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    seeds = make_seeds(tensors, as_tuple(grad_tensors), create_graph)
-    run(tensors, seeds, inputs if inputs is None else as_tuple(inputs), retain_graph,
-        create_graph, accumulate=True)
+    if grad_tensors is None or isinstance(tensors, Tensor):
+        grad_tensors = (grad_tensors,) * len(as_tuple(tensors))
+    pairs = enumerate(zip(as_tuple(tensors), as_tuple(grad_tensors)))
+    seeds = [make_seed(i, y, v, create_graph) for i, (y, v) in pairs]
+    run(as_tuple(tensors), seeds, inputs, retain_graph, create_graph, accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -69,7 +66,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
                            f"grad_outputs for {len(outputs)} outputs")
-    seeds = make_seeds(outputs, grad_outputs, create_graph, batched=is_grads_batched)
+    pairs = enumerate(zip(outputs, grad_outputs))
+    seeds = [make_seed(i, y, v, create_graph, is_grads_batched) for i, (y, v) in pairs]
     found = run(outputs, seeds, inputs, retain_graph, create_graph, accumulate=False)
     result = []
     for i, (x, g) in enumerate(zip(inputs, found)):
@@ -84,28 +82,24 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def make_seeds(outputs, grad_outputs, create_graph, batched=False):
-    """One seed per output, dL/dy of the output's shape (a scalar's may be left out: 1)."""
-    seeds = []
-    for i, (y, v) in enumerate(zip(outputs, grad_outputs)):
-        if not isinstance(y, Tensor):
-            raise TypeError(f"outputs[{i}] is a {type(y).__name__}, not a Tensor")
-        if v is None:                   # (one that does not require grad: see Plan)
-            if y._data.size != 1 and y.requires_grad:
-                raise RuntimeError(IMPLICIT.format(tuple(y._data.shape)))
-            if batched:
-                raise RuntimeError(IMPLICIT_BATCHED)
-            seeds.append(np.ones(y._data.shape, y._data.dtype))
-            continue
-        if not isinstance(v, (Tensor, np.ndarray, int, float)):
-            raise TypeError(NOT_A_SEED.format(type(v).__name__))
-        v_data = v._data if isinstance(v, Tensor) else np.asarray(v)
-        if (v_data.shape[1:] if batched else v_data.shape) != y._data.shape:
-            raise RuntimeError((MISMATCH_BATCHED if batched else MISMATCH).format(
-                i=i, seed=tuple(v_data.shape), out=tuple(y._data.shape)))
-        keep = create_graph and isinstance(v, Tensor)   # the seed's own history is kept
-        seeds.append(v.to(y.dtype) if keep else v_data.astype(y._data.dtype, copy=False))
-    return seeds
+def make_seed(i, y, v, create_graph, batched=False):
+    """Output ``y``'s seed ``v`` (the i-th) as dL/dy of y's shape (a scalar's may be left
+    out: 1); with ``batched``, a batch of them along a first dimension."""
+    if not isinstance(y, Tensor):
+        raise TypeError(f"outputs[{i}] is a {type(y).__name__}, not a Tensor")
+    if v is None and (batched or y._data.size != 1 and y.requires_grad):
+        scalar = y._data.size == 1 or not y.requires_grad
+        raise RuntimeError(IMPLICIT_BATCHED if scalar else IMPLICIT.format(tuple(y.shape)))
+    if v is None:                       # a scalar's seed: 1 (no grad needed? see Plan)
+        v = np.ones_like(y._data)
+    if not isinstance(v, (Tensor, np.ndarray, int, float)):
+        raise TypeError(NOT_A_SEED.format(type(v).__name__))
+    v_data = v._data if isinstance(v, Tensor) else np.asarray(v)
+    if (v_data.shape[1:] if batched else v_data.shape) != y._data.shape:
+        raise RuntimeError((MISMATCH_BATCHED if batched else MISMATCH).format(
+            i=i, seed=tuple(v_data.shape), out=tuple(y._data.shape)))
+    keep = create_graph and isinstance(v, Tensor)   # the seed's own history is kept
+    return v.to(y.dtype) if keep else v_data.astype(y._data.dtype, copy=False)
 
 
 def as_tuple(x):
@@ -113,20 +107,16 @@ def as_tuple(x):
 
 
 def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
-    """Plan, walk, commit; then free the saved values the walk used, unless retained."""
+    """Plan, walk, commit, with grad mode on (recording) only for create_graph."""
     plan = Plan(outputs, seeds, inputs, create_graph, accumulate)
     if state.counters:                  # (count_passes)
         count("backward")
-    grad_mode, state.grad_enabled = state.grad_enabled, create_graph   # record only for create_graph
+    grad_mode, state.grad_enabled = state.grad_enabled, create_graph
     try:
         ran = walk(zip(plan.roots, seeds), plan)
-        commit(plan)
+        commit(plan, ran, create_graph if retain_graph is None else retain_graph)
     finally:
         state.grad_enabled = grad_mode
-    if not (create_graph if retain_graph is None else retain_graph):
-        for node in ran:
-            if node.op.saves:           # the node is freed from now on (Node.freed)
-                node.args = node.arrays = None
     return None if inputs is None else plan.results()
 
 
@@ -153,17 +143,16 @@ def walk(sends, plan):
         sends = ()
         if plan.needed is not None and node not in plan.needed:
             continue                    # it leads to no input asked about
-        watched = node.hooks or node.retain or watch.tracers
+        watched = node.hooks or node.retain or plan.watching
         g = watch.arrive(node, arrived, plan) if watched else arrived
         if node.op is None:             # a leaf: its gradient is complete
             plan.delivered[node] = g
             continue
         if plan.targets and plan.deliver(node, arrived, g):
             continue                    # an input asked about: stop here
-        if watched:                     # its own hooks run around its rules
-            sends = watch.run_node(node, g, plan, vjp)
-        else:
-            sends = vjp(node, g, plan)
+        # call its rules (and its own hooks around them, if it has any)
+        sends = (watch.run_node(node, g, plan, vjp) if watched
+                 else vjp(node, g, plan))
         ran.append(node)
 
 
@@ -182,18 +171,21 @@ class Plan:
     def __init__(self, outputs, seeds, inputs, create_graph, accumulate):
         self.roots = [y.grad_fn or edge(y) for y in outputs]   # (edge: a leaf's node)
         if None in self.roots:
-            i = self.roots.index(None)
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        self.inputs, self.create_graph, self.accumulate = inputs, create_graph, accumulate
-        self.delivered, self.retained = {}, []      # node -> gradient; (tensor, gradient)
-        self.accumulated = []       # (leaf's node, gradient) with hooks to call after the commit
+            raise RuntimeError(NO_GRAD_FN.format(self.roots.index(None)))
+        self.create_graph, self.accumulate = create_graph, accumulate
+        # node -> gradient; (tensor, gradient) per retain_grad; hooks waiting for the commit
+        self.delivered, self.retained, self.accumulated = {}, [], []
         self.taken = set(map(id, seeds))    # arrays others hold (see owned)
-        self.targets = self.needed = None
+        self.watching = state.anomaly or bool(watch.tracers)  # every node passes watch.py
+        self.inputs = self.targets = self.needed = None
         if inputs is not None:
-            self.aim(inputs)
+            self.aim(as_tuple(inputs))
 
     def aim(self, inputs):
         """Deliver at the nodes of ``inputs`` only, and run only the nodes leading there."""
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        self.inputs = inputs
         if self.accumulate:             # as torch, one by one and even if the walk fails: a
             for x in inputs:            # non-leaf asked about retains its gradient (later too)
                 x.retain_grad()
@@ -225,16 +217,6 @@ class Plan:
         found = [self.delivered.get(edge(x)) for x in self.inputs]
         return [None if g is None else self.owned(g) for g in found]
 
-    def writes(self):
-        """backward()'s answer: (tensor, gradient, add in place) per .grad to write."""
-        for node, g in self.delivered.items():
-            if isinstance(node, AccumulateGrad):
-                yield node.variable, g, not self.create_graph
-            else:   # backward(inputs=[non-leaf]) accumulates into that tensor's .grad
-                for x in {id(x): x for x in self.inputs}.values():    # once, even if listed twice
-                    if x.grad_fn is node:
-                        yield x, g, False
-
     def owned(self, g):
         """A gradient as a tensor its new holder may keep: see the class's note."""
         if isinstance(g, Tensor):
@@ -259,40 +241,35 @@ def reachable(roots):
 def vjp(node, g, plan):
     """Call one node's VJP rules: the (next node, gradient) pair for each edge that needs
     one, each gradient of its input's shape and dtype."""
-    try:
-        if node.args is None:           # a backward freed what its rules read (run)
-            raise RuntimeError(FREED)
-        if node.stamp != state.writes:  # something was written in place since the forward
-            check_versions(node)
-        args, y = node.arrays, node.out             # what the rules read, as arrays, or
-        if plan.create_graph or node.packed is not None:    # as tensors, or hooks unpack it
-            args, y = node.saved(plan.create_graph)
-            g = Tensor._make(g) if plan.create_graph and not isinstance(g, Tensor) else g
-        op, params, lead = node.op, node.params, g.ndim - node.out.ndim
-        if op.vjp_all is not None:      # one rule for all inputs (cat, user Functions)
-            grads = op.vjp_all(g, y, *args, **params)
-        sends = []
-        for i, child in enumerate(node.next):
-            if child is None or (plan.needed is not None and child not in plan.needed):
-                continue
-            if op.vjp_all is None:      # one rule per input: run only the ones wanted
-                r = op.vjp[i](g, y, *args, **params) if op.vjp[i] is not None else None
-            else:
-                r = grads[i] if i < len(grads) else None
-            if r is None:
-                continue
-            a = node.args[i]            # (a tensor, or its array: see recording.shed)
-            a = a._data if type(a) is Tensor else a
-            if lead or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
-                r = fit(node, i, r, lead, g)
-            if state.anomaly or watch.tracers:      # anomaly mode's NaN check, a trace
-                watch.sent(node, i, child, r)
-            sends.append((child, r))
-        return sends
-    except Exception:
-        if state.anomaly:
-            watch.warn_where(node)
-        raise
+    if node.args is None:               # a backward freed what its rules read (commit)
+        raise RuntimeError(FREED)
+    if node.stamp != state.writes:      # something was written in place since the forward
+        check_versions(node)
+    args, y = node.arrays, node.out                 # what the rules read, as arrays, or
+    if plan.create_graph or node.packed is not None:    # as tensors, or hooks unpack it
+        args, y = node.saved(plan.create_graph)
+        g = Tensor._make(g) if plan.create_graph and not isinstance(g, Tensor) else g
+    op, params, lead = node.op, node.params, g.ndim - node.out.ndim
+    if op.vjp_all is not None:          # one rule for all inputs (cat, user Functions)
+        grads = op.vjp_all(g, y, *args, **params)
+    sends = []
+    for i, child in enumerate(node.next):
+        if child is None or (plan.needed is not None and child not in plan.needed):
+            continue
+        if op.vjp_all is None:          # one rule per input: run only the ones wanted
+            r = op.vjp[i](g, y, *args, **params) if op.vjp[i] is not None else None
+        else:
+            r = grads[i] if i < len(grads) else None
+        if r is None:
+            continue
+        a = node.args[i]                # (a tensor, or its array: see recording.shed)
+        a = a._data if type(a) is Tensor else a
+        if lead or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
+            r = fit(node, i, r, lead, g)
+        if plan.watching:               # anomaly mode's NaN check, a trace
+            watch.sent(node, i, child, r)
+        sends.append((child, r))
+    return sends
 
 
 def fit(node, i, r, lead, g):
@@ -322,13 +299,13 @@ def add(old, g):
     return total if type(total) is np.ndarray or isinstance(total, Tensor) else np.asarray(total)
 
 
-def commit(plan):
-    """Write every .grad the walk found: first each checked, then all written, so that a
-    gradient that does not fit leaves every .grad as it was."""
-    writes = list(plan.writes()) if plan.accumulate else []
-    for t, g in plan.retained:          # retained gradients accumulate, like a leaf's
-        if not (plan.accumulate and plan.inputs is not None and any(t is x for x in plan.inputs)):
-            writes.append((t, g, False))   # (unless backward(inputs=[t]) just did)
+def commit(plan, ran, retain_graph):
+    """Once the whole walk succeeded: write every .grad it found (first each checked, then
+    all written, so that one that does not fit leaves every .grad as it was), and free
+    what the rules of the nodes that ran read, unless the graph is retained."""
+    writes = [(node.variable, g, not plan.create_graph) for node, g in plan.delivered.items()
+              if plan.accumulate and node.op is None]     # a leaf's, in place unless recorded
+    writes += [(t, g, False) for t, g in plan.retained]   # (and backward(inputs=[t]) retains t)
     for t, g, in_place in writes:
         if t._grad is not None and t._grad._data.shape != g.shape:
             check_fits(t, g, in_place)
@@ -341,6 +318,9 @@ def commit(plan):
             np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")   # create_graph recorded
     if plan.accumulated:                # hooks waiting for a leaf's .grad (watch.py)
         watch.accumulated(plan.accumulated)
+    for node in () if retain_graph else ran:
+        if node.op.saves:               # the node is freed from now on (Node.freed)
+            node.args = node.arrays = None
 
 
 def check_fits(t, g, in_place):
@@ -360,6 +340,7 @@ def check_fits(t, g, in_place):
 
 
 # -- torch's words ------------------------------------------------------------------------
+NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
 IMPLICIT = ("grad can be implicitly created only for scalar outputs (this output has shape {}: "
             "pass a gradient of that shape, the dL/dy of the loss you have in mind)")
 NOT_A_SEED = "gradient must be a Tensor, a number or None, not {} (wrap it: al.tensor(...))"

@@ -206,7 +206,7 @@ class Node:
 
     @property
     def freed(self):
-        """Whether a backward released the saved values (it drops ``args``: engine.run)."""
+        """Whether a backward released the saved values (it drops ``args``: engine.commit)."""
         return self.args is None
 
     @property

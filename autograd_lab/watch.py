@@ -145,6 +145,16 @@ def run_node(node, g, plan, rules):
     leave, and its hooks see what the rules send to each input (``grad_inputs``, one per
     entry of ``next_functions``, None where nothing is sent) and may replace it."""
     hooks = node.hooks
+    if state.anomaly:                   # say where a node whose rules raise was recorded
+        try:
+            return _run_node(node, hooks, g, plan, rules)
+        except Exception:
+            warn_where(node)
+            raise
+    return _run_node(node, hooks, g, plan, rules)
+
+
+def _run_node(node, hooks, g, plan, rules):
     if hooks is None or not (hooks.pre or hooks.post):
         return rules(node, g, plan)
     outputs = _call_pre(hooks, _outputs(g, plan), plan)
