@@ -144,15 +144,6 @@ def _batch_matmul(op, n, a, b):
     return squeeze(out, -1 if la == 1 and lb == 1 else -2) if la == 1 else out
 
 
-def _batch_loss(op, n, x, t, reduction="mean", **params):
-    """A loss: the entries' losses (reduction="none"), reduced over each sample."""
-    x, t = _padded(x, n, max(_own(x, n), _own(t, n))), _padded(t, n, max(_own(x, n), _own(t, n)))
-    per_entry = op(x, t, reduction="none", **params)
-    if reduction == "none":
-        return per_entry
-    return (sum if reduction == "sum" else mean)(per_entry, _sample_dims(None, _own(per_entry, n)), False)
-
-
 def _batch_write(op, n, x, values, key, lead=0):
     """x[key] = values (and its kin): x gets every batch dim, the key indexes behind them."""
     if isinstance(values, Tensor):
@@ -341,6 +332,33 @@ clamp = Op("ClampBackward1", _clamp_forward,
            jvp=(lambda t, y, x, min=None, max=None: t * _clamp_pass(x, min, max),),
            saves="inputs",
            batch=broadcast)
+
+
+def _clamp_tensor_forward(x, min, max):
+    return np.minimum(np.maximum(x, min), max) if min is not None and max is not None else \
+        np.maximum(x, min) if min is not None else np.minimum(x, max)
+
+
+def _clamp_min_share(x, min, max):
+    """Where min decides the result: x below it (and, with a max too, min below max)."""
+    return (x < min) & (min < max) if max is not None else x < min
+
+
+def _clamp_max_share(x, min, max):
+    """Where max decides: x above it, or max below min (max wins then, as in torch)."""
+    return (x > max) | (max < min) if min is not None else x > max
+
+
+# clamp with tensor bounds (ClampBackward0): each bound gets the gradient where it decided
+clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
+                  vjp=(lambda g, y, x, lo, hi: where(_clamp_pass(x, lo, hi), g, 0.0),
+                       lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
+                       lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
+                  jvp=(lambda t, y, x, lo, hi: where(_clamp_pass(x, lo, hi), t, 0.0),
+                       lambda t, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), t, 0.0),
+                       lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
+                  promote=True, saves="inputs", batch=broadcast)
+
 
 def _relu_forward(x):
     if x.dtype == np.bool_:
@@ -620,11 +638,12 @@ def _pick_jvp(t, y, x, key, dim, keepdim):
     return values if keepdim or x.ndim == 0 else squeeze(values, dim - x.ndim)
 
 
-def _batch_pick(op, n, x, key, dim, keepdim):
+def _batch_pick(op, n, x, key, dim, keepdim, **params):
     """The key's arrays index a sample's dims (the found indices may carry the batch dims
-    in front: right-aligned, they broadcast); the batch dims get a range each."""
+    in front: right-aligned, they broadcast); the batch dims get a range each.  (x.sort's
+    row too, in tensor_ops.py: ``params`` are its own.)"""
     lead = tuple(np.arange(s).reshape((s,) + (1,) * (x.ndim - 1 - i)) for i, s in enumerate(x.shape[:n]))
-    return op(x, key=lead + tuple(key), dim=dim + n, keepdim=keepdim or x.ndim == n)
+    return op(x, key=lead + tuple(key), dim=dim + n, keepdim=keepdim or x.ndim == n, **params)
 
 
 def _picked(name):
@@ -1025,37 +1044,6 @@ grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=cl
 
 
 
-# -- diagonals: al.diag puts a vector on a diagonal, or takes a matrix's diagonal ----------
-def _on_diagonal(shape, offset):
-    """(rows, cols) of the entries on diagonal ``offset`` of a matrix of ``shape``
-    (above the main one for offset > 0); none if the offset is off the matrix."""
-    r, c = shape
-    k = max(0, min(r - max(-offset, 0), c - max(offset, 0)))
-    return np.arange(k) + max(-offset, 0), np.arange(k) + max(offset, 0)
-
-
-def _diag_put_forward(v, offset, shape):
-    """A matrix of ``shape`` (per leading index), zero but for ``v`` on diagonal ``offset``."""
-    out = np.zeros(v.shape[:-1] + tuple(shape), v.dtype)
-    out[(Ellipsis,) + _on_diagonal(shape, offset)] = v
-    return out
-
-
-def _diag_take_forward(x, offset):
-    """Diagonal ``offset`` of the last two dimensions of x, as a new array."""
-    return x[(Ellipsis,) + _on_diagonal(x.shape[-2:], offset)]
-
-
-# each is the other's VJP: a batch of seeds or tangents in front rides along
-diag_put = Op("DiagEmbedBackward0", _diag_put_forward,
-              vjp=(lambda g, y, v, offset, shape: diag_take(g, offset=offset),),
-              jvp=(lambda t, y, v, offset, shape: diag_put(t, offset=offset, shape=shape),),
-              saves=False)
-diag_take = Op("DiagonalBackward0_copy", _diag_take_forward,
-               vjp=(lambda g, y, x, offset: diag_put(g, offset=offset, shape=x.shape[-2:]),),
-               jvp=(lambda t, y, x, offset: diag_take(t, offset=offset),),
-               saves=False)
-
 # -- products ---------------------------------------------------------------------------
 def _matmul_forward(a, b):
     if a.dtype != b.dtype:
@@ -1165,316 +1153,6 @@ matmul = Op(_matmul_name, _matmul_forward,
                  lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)),
             saves="others",
             batch=_batch_matmul)
-
-
-# -- losses: one number (or one per entry) from predictions and targets -------------------
-# Each is one row, as in torch (MseLossBackward0, ...): the forward reduces, and the rules
-# spread the gradient of the reduced loss back over the entries.  Weights, class indices
-# and options are parameters: constants, never differentiated.
-def _reduced(values, reduction):
-    if reduction == "none":
-        return values
-    return values.sum() if reduction == "sum" else values.mean()
-
-
-def _spread(g, per_entry, reduction, count=None):
-    """g (the gradient of the reduced loss) times each entry's derivative ``per_entry``:
-    a mean shares g among ``count`` entries (all of them unless given)."""
-    if reduction == "none":
-        return g * per_entry
-    g = _unreduce(g, per_entry, None, False)
-    if reduction == "mean":
-        g = g / (math.prod(per_entry.shape) if count is None else count)
-    return g * per_entry
-
-
-def _summed(t, per_entry, reduction, count=None):
-    """Forward mode: the tangent of the reduced loss from the entries' tangents."""
-    t = t * per_entry
-    if reduction == "none":
-        return t
-    t = sum(t, _neg_dims(None, per_entry.ndim), False)
-    return t / (math.prod(per_entry.shape) if count is None else count) if reduction == "mean" else t
-
-
-def _mse_forward(x, t, reduction="mean"):
-    if x.dtype.kind != "f":               # torch has no integer kernel
-        raise NotImplementedError(f'"mse_cpu" not implemented for \'{dtypes.scalar_type_name(x.dtype)}\'')
-    return _reduced((x - t) ** 2, reduction)
-
-
-mse_loss = Op("MseLossBackward0", _mse_forward,
-              vjp=(lambda g, y, x, t, reduction="mean": _spread(g, 2 * (x - t), reduction),
-                   lambda g, y, x, t, reduction="mean": _spread(g, 2 * (t - x), reduction)),
-              jvp=(lambda d, y, x, t, reduction="mean": _summed(d, 2 * (x - t), reduction),
-                   lambda d, y, x, t, reduction="mean": _summed(d, 2 * (t - x), reduction)),
-              promote=True, saves="inputs",
-              batch=_batch_loss)
-
-
-def _weighted(v, weight):
-    return v if weight is None else v * weight
-
-
-def _bce_forward(x, t, weight=None, reduction="mean"):
-    # log clamped at -100, as torch, so that a prediction of exactly 0 or 1 costs 100, not inf
-    loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
-    return _reduced(loss if weight is None else loss * weight, reduction)
-
-
-binary_cross_entropy = Op(
-    "BinaryCrossEntropyBackward0", _bce_forward,
-    # d/dx = (x - t) / (x (1 - x)), its denominator kept from 0 as torch keeps it (1e-12)
-    vjp=(lambda g, y, x, t, weight=None, reduction="mean":
-         _spread(g, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
-         lambda g, y, x, t, weight=None, reduction="mean":
-         _spread(g, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
-    jvp=(lambda d, y, x, t, weight=None, reduction="mean":
-         _summed(d, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
-         lambda d, y, x, t, weight=None, reduction="mean":
-         _summed(d, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
-    promote=True, saves="inputs",
-                          batch=_batch_loss)
-
-
-def _bce_logits_forward(x, t, weight=None, pos_weight=None, reduction="mean"):
-    # (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), softplus computed without overflow
-    scale = 1 if pos_weight is None else 1 + (pos_weight - 1) * t
-    return _reduced(_weighted((1 - t) * x + scale * np.logaddexp(0, -x), weight), reduction)
-
-
-def _softplus_of_minus(x):
-    return log1p(exp(-abs(x))) + relu(-x)
-
-
-def _bce_logits_dx(x, t, weight, pos_weight):
-    """d/dx: sigmoid(x) - t, or with pos_weight p: (1 + (p - 1) t) sigmoid(x) - p t."""
-    if pos_weight is None:
-        return _weighted(sigmoid(x) - t, weight)
-    return _weighted((1 + (pos_weight - 1) * t) * sigmoid(x) - pos_weight * t, weight)
-
-
-def _bce_logits_dt(x, t, weight, pos_weight):
-    """d/dt: -x, or with pos_weight p: (p - 1) softplus(-x) - x."""
-    if pos_weight is None:
-        return _weighted(-x, weight)
-    return _weighted((pos_weight - 1) * _softplus_of_minus(x) - x, weight)
-
-
-binary_cross_entropy_with_logits = Op(
-    "BinaryCrossEntropyWithLogitsBackward0", _bce_logits_forward,
-    vjp=(lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean":
-         _spread(g, _bce_logits_dx(x, t, weight, pos_weight), reduction),
-         lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean":
-         _spread(g, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
-    jvp=(lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
-         _summed(d, _bce_logits_dx(x, t, weight, pos_weight), reduction),
-         lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
-         _summed(d, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
-    promote=True, saves="inputs",
-                                      batch=_batch_loss)
-
-
-def nll_picks(shape, target, weight, ignore_index):
-    """(one-hot of the targets, shaped like the input; each target's weight, 0 where it is
-    ignore_index).  The classes are dimension 1 of the input (0 for a single sample)."""
-    classes = shape[1] if len(shape) > 1 else shape[0]
-    kept = target != ignore_index
-    safe = np.where(kept, target, 0)
-    onehot = np.moveaxis(np.arange(classes) == safe[..., None], -1, 1 if len(shape) > 1 else 0)
-    w = np.ones(target.shape) if weight is None else weight[safe]
-    return onehot, np.where(kept, w, 0.0)
-
-
-def _nll_forward(x, target, weight=None, ignore_index=-100, reduction="mean"):
-    onehot, w = nll_picks(x.shape, target, weight, ignore_index)
-    losses = -np.sum(np.where(onehot, x, 0), axis=1 if x.ndim > 1 else 0) * w
-    if reduction == "mean":                   # torch divides by the targets' total weight
-        return (losses.sum() / w.sum()).astype(x.dtype)
-    return _reduced(losses, reduction).astype(x.dtype)
-
-
-def _nll_per_entry(x, target, weight, ignore_index):
-    onehot, w = nll_picks(x.shape, target, weight, ignore_index)
-    dtype = x._data.dtype if isinstance(x, Tensor) else x.dtype
-    return onehot, (-w).astype(dtype), w.sum()
-
-
-def _nll_vjp(g, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
-    onehot, coef, total = _nll_per_entry(x, target, weight, ignore_index)
-    per_target = _spread(g, coef, reduction, total)
-    return unsqueeze(per_target, 1 - x.ndim if x.ndim > 1 else -1) * onehot
-
-
-def _nll_jvp(d, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
-    onehot, coef, total = _nll_per_entry(x, target, weight, ignore_index)
-    picked = sum(d * onehot, (1 - x.ndim if x.ndim > 1 else -1,), False)
-    return _summed(picked, coef, reduction, total)
-
-
-def _batch_nll(op, n, x, target, weight=None, ignore_index=-100, reduction="mean"):
-    """The batch's samples folded into the rows of one nll_loss with reduction="none";
-    each sample's losses then reduced on their own: a mean divides by the total weight
-    of that sample's targets (constants, read from the class indices)."""
-    t = target._data if isinstance(target, Tensor) else np.asarray(target)
-    sizes = np.broadcast_shapes(x.shape[:n], t.shape[:n])
-    x = expand(x, shape=sizes + x.shape[n:]) if x.shape[:n] != sizes else x
-    t = np.broadcast_to(t, sizes + t.shape[n:]).astype(np.int64)
-    own = x.shape[n:]
-    rows = reshape(x, shape=(-1,) + own[1:] if len(own) > 1 else (-1, own[0]))
-    flat_t = t.reshape((-1,) + t.shape[n + 1:] if len(own) > 1 else (-1,))
-    per_entry = op(rows, flat_t, weight=weight, ignore_index=ignore_index, reduction="none")
-    per_entry = reshape(per_entry, shape=sizes + t.shape[n:])
-    if reduction == "none":
-        return per_entry
-    dims = _sample_dims(None, per_entry.ndim - n)
-    total = sum(per_entry, dims, False) if dims else per_entry
-    if reduction == "sum":
-        return total
-    _, w = nll_picks(rows.shape, flat_t, weight, ignore_index)
-    return total / w.reshape(sizes + (-1,)).sum(-1).astype(x._data.dtype)
-
-
-# (the rule reads only the input's shape, but torch saves the input itself: so a write to
-# it before the backward is refused, and a second backward too, as in torch)
-nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs",
-              batch=_batch_nll)
-
-
-# == More of torch's ops (issue 36): softmax, bounds as tensors, sort, gather, ... ======
-# (kept together, apart from the rows above)
-
-def _softmax_forward(x, dim):
-    if x.size == 0:                   # nothing to compute (an empty dimension has no maximum)
-        return np.array(x)
-    e = np.exp(x - np.amax(x, axis=dim, keepdims=True))   # shifted by the maximum: no overflow
-    return e / np.sum(e, axis=dim, keepdims=True)
-
-
-def _log_softmax_forward(x, dim):
-    if x.size == 0:
-        return np.array(x)
-    shifted = x - np.amax(x, axis=dim, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
-
-
-# one row each, as in torch: the rules read the output (so writing into it in place is
-# refused at the backward); ``dim`` is a tuple of one negative dimension (batch-safe), or
-# () for a 0-d tensor
-softmax = Op("SoftmaxBackward0", _softmax_forward,
-             vjp=(lambda g, y, x, dim: y * (g - sum(g * y, dim, True)),),
-             jvp=(lambda t, y, x, dim: y * (t - sum(t * y, dim, True)),),
-             saves="output", batch=lambda op, n, x, dim: op(x, dim=_sample_dims(dim, _own(x, n))))
-
-log_softmax = Op("LogSoftmaxBackward0", _log_softmax_forward,
-                 vjp=(lambda g, y, x, dim: g - exp(y) * sum(g, dim, True),),
-                 jvp=(lambda t, y, x, dim: t - sum(t * exp(y), dim, True),),
-                 saves="output", batch=softmax.batch)
-
-
-def _clamp_tensor_forward(x, min, max):
-    return np.minimum(np.maximum(x, min), max) if min is not None and max is not None else \
-        np.maximum(x, min) if min is not None else np.minimum(x, max)
-
-
-def _clamp_min_share(x, min, max):
-    """Where min decides the result: x below it (and, with a max too, min below max)."""
-    return (x < min) & (min < max) if max is not None else x < min
-
-
-def _clamp_max_share(x, min, max):
-    """Where max decides: x above it, or max below min (max wins then, as in torch)."""
-    return (x > max) | (max < min) if min is not None else x > max
-
-
-# clamp with tensor bounds (ClampBackward0): each bound gets the gradient where it decided
-clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
-                  vjp=(lambda g, y, x, lo, hi: where(_clamp_pass(x, lo, hi), g, 0.0),
-                       lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
-                       lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
-                  jvp=(lambda t, y, x, lo, hi: where(_clamp_pass(x, lo, hi), t, 0.0),
-                       lambda t, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), t, 0.0),
-                       lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
-                  promote=True, saves="inputs", batch=broadcast)
-
-# x.clamp_min(tensor), x.clamp_max(tensor): the same rules, torch's names for them
-clamp_min_tensor = Op("ClampMinBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
-                      promote=True, saves="inputs", batch=broadcast)
-clamp_max_tensor = Op("ClampMaxBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
-                      promote=True, saves="inputs", batch=broadcast)
-
-clamp_min = Op("ClampMinBackward0", lambda x, min: np.maximum(x, min),
-               vjp=(lambda g, y, x, min: where(x >= min, g, 0.0),),
-               jvp=(lambda t, y, x, min: where(x >= min, t, 0.0),),
-               saves="inputs", batch=broadcast)
-
-clamp_max = Op("ClampMaxBackward0", lambda x, max: np.minimum(x, max),
-               vjp=(lambda g, y, x, max: where(x <= max, g, 0.0),),
-               jvp=(lambda t, y, x, max: where(x <= max, t, 0.0),),
-               saves="inputs", batch=broadcast)
-
-rsqrt = Op("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
-           vjp=(lambda g, y, x: -0.5 * g * y * y * y,),
-           jvp=(lambda t, y, x: -0.5 * t * y * y * y,),
-           floating=True, saves="output", batch=broadcast)
-
-# values picked along a dimension by an index (``key``: one index array per dimension,
-# as max(dim) builds it): the gradient goes back to the entries picked, added up where
-# an entry is picked twice
-# (torch saves the index of sort and index_select, and gather's input too: a second
-# backward is refused, as there, and so is a gather's backward after its input was
-# written in place)
-gather = Op("GatherBackward0", _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves="inputs")
-sort = Op(lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0",
-          lambda x, key, dim, keepdim, stable=False: _pick_forward(x, key, dim, keepdim),
-          vjp=(lambda g, y, x, key, dim, keepdim, stable=False: _pick_vjp(g, y, x, key, dim, keepdim),),
-          jvp=(lambda t, y, x, key, dim, keepdim, stable=False: _pick_jvp(t, y, x, key, dim, keepdim),),
-          saves="index")
-
-# x.contiguous() of a tensor that is not: a copy laid out row by row (clone keeps the layout)
-contiguous = Op("CloneBackward0", lambda x: np.array(x, order="C"), vjp=clone.vjp, jvp=clone.jvp, saves=False,
-                batch=broadcast)
-
-# x.index_select(dim, i), x.split(n), x.chunk(n), x.narrow(...): index's rules under torch's names
-index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves="index",
-                  batch=index.batch)
-split = Op(lambda args, p: "SplitWithSizesBackward0" if p.get("sizes") else "SplitBackward0",
-           lambda x, key, lead=0, sizes=False: index_forward(x, key, lead),
-           vjp=(lambda g, y, x, key, lead=0, sizes=False: index.vjp[0](g, y, x, key, lead),),
-           jvp=(lambda t, y, x, key, lead=0, sizes=False: index.jvp[0](t, y, x, key, lead),),
-           saves=False,
-           batch=lambda op, n, x, key, lead=0, sizes=False: op(x, key=key, lead=lead + n, sizes=sizes))
-narrow = Op("SliceBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False, batch=index.batch)
-
-
-def _repeat_forward(x, repeats):
-    return np.tile(x, repeats)
-
-
-def _repeat_vjp(g, y, x, repeats):
-    """Each entry of x was copied once per repeat: add up its copies.  g's trailing
-    dimensions are split into (repeats, size) pairs, and the repeats summed away."""
-    lead = g.shape[:g.ndim - y.ndim]
-    sizes = (1,) * (len(repeats) - x.ndim) + tuple(x.shape)
-    pairs = tuple(n for r, s in zip(repeats, sizes) for n in (r, s))
-    split = reshape(g, lead + pairs)
-    summed = sum(split, tuple(range(-2 * len(repeats), 0, 2)), False)
-    return reshape(summed, lead + tuple(x.shape))
-
-
-repeat = Op("RepeatBackward0", _repeat_forward,
-            vjp=(_repeat_vjp,),
-            jvp=(lambda t, y, x, repeats: _repeat_forward_batched(t, x, repeats),),
-            saves=False,
-            batch=lambda op, n, x, repeats: op(_padded(x, n, len(repeats)), repeats=(1,) * n + tuple(repeats)))
-
-
-def _repeat_forward_batched(t, x, repeats):
-    """repeat of a tangent that may carry a batch in front: the batch repeated once."""
-    lead = t.ndim - x.ndim
-    sizes = (1,) * (len(repeats) - x.ndim) + tuple(x.shape)
-    t = reshape(t, t.shape[:lead] + sizes)
-    return repeat(t, (1,) * lead + tuple(repeats))
 
 
 # -- entries of the table that other parts of the package look up by name --------------
