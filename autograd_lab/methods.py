@@ -52,7 +52,7 @@ class TensorMethods:
     def __rmul__(self, other): return ops.mul(self, other)
     def __truediv__(self, other): return ops.div(self, other)
     def __rtruediv__(self, other): return ops.mul(ops.reciprocal(self), other)   # as torch records 2 / x
-    def __pow__(self, other): return ops.power(self, other)
+    def __pow__(self, other): return F.power(self, other)
     def __rpow__(self, other): return ops.pow(other, self)
     def __matmul__(self, other): return ops.matmul(self, other if type(other) is Tensor else tensor_of(other))
     def __rmatmul__(self, other): return ops.matmul(tensor_of(other), self)
@@ -98,7 +98,7 @@ class TensorMethods:
     def ceil(self): return ops.ceil(self)
     def round(self): return ops.round(self)
     def neg(self): return ops.neg(self)
-    def pow(self, exponent): return ops.power(self, exponent)
+    def pow(self, exponent): return F.power(self, exponent)
     def add(self, other, alpha=1): return ops.add(self, F.times_alpha(self, other, alpha, "add"))
     def sub(self, other, alpha=1): return F.checked_sub(self, other, alpha)
     def mul(self, other): return ops.mul(self, other)
@@ -170,8 +170,8 @@ class TensorMethods:
         _check_not_empty(self, "argmax", dim, IndexError)
         _check_not_bool(self, "argmax")
         return ops.argmax(self, dim=dim, keepdim=keepdim)
-    def any(self, dim=None, keepdim=False): return ops.any_(self, dim=dim, keepdim=keepdim)
-    def all(self, dim=None, keepdim=False): return ops.all_(self, dim=dim, keepdim=keepdim)
+    def any(self, dim=None, keepdim=False): return tensor_ops.any_(self, dim=dim, keepdim=keepdim)
+    def all(self, dim=None, keepdim=False): return tensor_ops.all_(self, dim=dim, keepdim=keepdim)
     def argmin(self, dim=None, keepdim=False):
         _check_not_empty(self, "argmin", dim, IndexError)
         _check_not_bool(self, "argmin")
@@ -344,7 +344,7 @@ class TensorMethods:
     swapaxes = swapdims = transpose
 
     # -- more of torch's operations (issue 36) --------------------------------------------
-    def square(self): return ops.power(self, 2)
+    def square(self): return F.power(self, 2)
     def rsqrt(self): return tensor_ops.rsqrt(self)
 
     def clamp_min(self, min):

@@ -1,4 +1,8 @@
-"""The rules table: every operation autograd_lab can differentiate.
+"""The rules table: the operations the engine and the book's story rest on (arithmetic,
+selection, elementwise functions, reductions, shapes, indexing and writes, matmul).
+The shell adds rows of its own, built the same way on these: torch's other tensor
+functions in ``tensor_ops.py`` and nn's losses in ``nn/loss_ops.py`` (``rulebook`` shows
+them after these), and nn's layers in ``nn/layer_ops.py``.
 
 Each entry is one :class:`~autograd_lab.recording.Op`:
 
@@ -22,7 +26,7 @@ import math
 import numpy as np
 
 from . import dtypes
-from .checks import broadcast_mismatch, check_masks, index_key, wrap_dim
+from .checks import check_masks, index_key, matmul_error, wrap_dim
 from .recording import Op
 from .tensor import Tensor
 
@@ -238,22 +242,6 @@ def _int_pow(a, b):
     out = a ** np.maximum(b, 0)
     at_negative = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0))
     return np.where(b < 0, at_negative, out).astype(out.dtype)
-
-
-def power(base, exponent):
-    """``tensor ** exponent``, ``tensor.pow`` and ``al.pow`` call this, not the op ``pow``
-    below: torch refuses an integer tensor to a negative *number* (not tensor) power, or to
-    one its dtype cannot hold, and only here is a number still told apart from a tensor
-    (``pow`` sees arrays)."""
-    if type(base) is Tensor and base._data.dtype.kind in "biu" and _is_int_number(exponent):
-        if exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        dtypes.check_fits(exponent, base._data.dtype)
-    return pow(base, exponent) if isinstance(exponent, Tensor) else pow_number(base, exponent)
-
-
-def _is_int_number(x):
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
 pow = Op(lambda args, p: "PowBackward1" if isinstance(args[0], Tensor) else "PowBackward2",
@@ -522,21 +510,6 @@ argmax = Op("argmax", lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, 
 argmin = Op("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
             differentiable=False,
             batch=_arg_reduction)
-
-
-def _truth(reduce):
-    """any / all: bool results (uint8 for a uint8 input, as in torch)."""
-    def forward(x, dim=None, keepdim=False):
-        axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
-        out = reduce(x, axis=axis, keepdims=keepdim)
-        return np.asarray(out, np.uint8 if x.dtype == np.uint8 else np.bool_)
-    return forward
-
-
-any_ = Op("any", _truth(np.any), differentiable=False,
-          batch=reduction)
-all_ = Op("all", _truth(np.all), differentiable=False,
-          batch=reduction)
 
 
 # -- reductions -----------------------------------------------------------------------
@@ -1051,34 +1024,12 @@ def _matmul_forward(a, b):
     try:
         out = np.matmul(a, b)
     except ValueError as e:           # NumPy refuses the shapes: say why in torch's words
-        raise _matmul_error(a, b, e) from None
+        raise matmul_error(a, b, e) from None
     if a.dtype == np.bool_:           # torch has no kernel for bools: it names the one it tried
         kernel = ("dot" if a.ndim == b.ndim == 1 else "addmv_impl_cpu" if b.ndim == 1 else
                   "addmm_impl_cpu_" if b.ndim == 2 else "bmm")
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     return out
-
-
-def _matmul_error(a, b, err):
-    if a.ndim == 0 or b.ndim == 0:
-        return RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                            f"{a.ndim}D and {b.ndim}D")
-    k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
-    if k_a != k_b:
-        if a.ndim == 1 and b.ndim == 1:
-            return RuntimeError(f"inconsistent tensor size, expected tensor [{k_a}] and src [{k_b}] to "
-                                f"have the same number of elements, but got {k_a} and {k_b} elements "
-                                "respectively")
-        if a.ndim == 2 and b.ndim == 1:
-            return RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
-                                f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
-        sa, sb = "x".join(map(str, a.shape[-2:] if a.ndim > 1 else (1,) + a.shape)), \
-            "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
-        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
-    bad = broadcast_mismatch(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
-    if bad:                           # the batch dimensions do not broadcast
-        return RuntimeError(bad)
-    return RuntimeError(f"matmul: {err}")
 
 
 def _matmul_vjp_a(g, y, a, b):
@@ -1157,7 +1108,8 @@ matmul = Op(_matmul_name, _matmul_forward,
 
 # -- entries of the table that other parts of the package look up by name --------------
 def table():
-    """Every Op in this module, by its Python name (for the book's rules table)."""
+    """Every Op in this module, by its Python name (the core's part of the book's rules
+    table: ``rulebook.table()`` adds the shell's)."""
     return {name: op for name, op in globals().items() if isinstance(op, Op)}
 
 

@@ -136,8 +136,24 @@ def div(input, other):
 
 
 def pow(input, exponent):
-    return ops.power(input, exponent) if isinstance(input, Tensor) or isinstance(exponent, Tensor) \
-        else ops.power(_t(input), exponent)
+    return power(input, exponent) if isinstance(input, Tensor) or isinstance(exponent, Tensor) \
+        else power(_t(input), exponent)
+
+
+def power(base, exponent):
+    """``tensor ** exponent``, ``tensor.pow`` and ``al.pow`` call this, not the rules
+    table's ``pow`` (ops.py): torch refuses an integer tensor to a negative *number* (not
+    tensor) power, or to one its dtype cannot hold, and only here is a number still told
+    apart from a tensor (``pow`` sees arrays)."""
+    if type(base) is Tensor and base._data.dtype.kind in "biu" and _is_int_number(exponent):
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        dtypes.check_fits(exponent, base._data.dtype)
+    return ops.pow(base, exponent) if isinstance(exponent, Tensor) else ops.pow_number(base, exponent)
+
+
+def _is_int_number(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
 def maximum(input, other):

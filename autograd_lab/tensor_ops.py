@@ -1,6 +1,6 @@
 """Rows of the rules table for torch's tensor functions beyond the book's story:
-softmax and log_softmax, clamp_min/clamp_max, rsqrt, gather and sort, index_select,
-split, narrow, repeat, contiguous and the diagonals of al.diag.  (They live beside
+softmax and log_softmax, clamp_min/clamp_max, rsqrt, any and all, gather and sort,
+index_select, split, narrow, repeat, contiguous and the diagonals of al.diag.  (They live beside
 ``ops.py``, built on the same :class:`~autograd_lab.recording.Op` and written with its
 operations, so they read, record and differentiate twice as its rows do.)
 
@@ -11,7 +11,7 @@ batch dimensions, so a row runs once on a whole batch.
 import numpy as np
 
 from .ops import (broadcast, clamp_tensor, clone, exp, expand, index, index_forward, max_dim,
-                  reshape, scatter, sum, where)
+                  reduction, reshape, scatter, sum, where)
 from .recording import Op
 from .tensor import Tensor
 
@@ -66,6 +66,22 @@ rsqrt = Op("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
            vjp=(lambda g, y, x: -0.5 * g * y * y * y,),
            jvp=(lambda t, y, x: -0.5 * t * y * y * y,),
            floating=True, saves="output", batch=broadcast)
+
+
+# -- any and all: truth over dimensions, never differentiable ------------------------------
+def _truth(reduce):
+    """any / all: bool results (uint8 for a uint8 input, as in torch)."""
+    def forward(x, dim=None, keepdim=False):
+        axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
+        out = reduce(x, axis=axis, keepdims=keepdim)
+        return np.asarray(out, np.uint8 if x.dtype == np.uint8 else np.bool_)
+    return forward
+
+
+any_ = Op("any", _truth(np.any), differentiable=False,
+          batch=reduction)
+all_ = Op("all", _truth(np.all), differentiable=False,
+          batch=reduction)
 
 
 # -- values picked along a dimension: gather and sort --------------------------------------
