@@ -2,7 +2,7 @@
 
 ``tensor.py`` defines what a tensor *is* (its array, its grad_fn, its .grad); the
 methods that compute (``x + y``, ``x.exp()``, ``x.sum()``, ``x.backward()``) call the
-rules table (``ops.py``), the ``al.*`` functions and the walk, all of which build on
+rules table (``ops.py``, ``tensor_ops.py``), the ``al.*`` functions and the walk, all of which build on
 Tensor.  So, as autodidact gives its Box its methods after the wrappers exist, the
 methods are gathered here in :class:`TensorMethods` and copied onto Tensor at import:
 no module has to import upward.
