@@ -1,6 +1,7 @@
-"""The rules table: the operations the engine and the book's story rest on (arithmetic,
-selection, elementwise functions, reductions, shapes, indexing and writes, matmul).
-The shell adds rows of its own, built the same way on these: torch's other tensor
+"""The rules table: the operations the walk and the book's story rest on.
+
+Arithmetic, selection, elementwise functions, reductions, shapes, indexing and writes,
+matmul.  The shell adds rows of its own, built the same way on these: torch's other tensor
 functions in ``tensor_ops.py`` and nn's losses in ``nn/loss_ops.py`` (``rulebook`` shows
 them after these), and nn's layers in ``nn/layer_ops.py``.
 

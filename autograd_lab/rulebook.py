@@ -1,6 +1,6 @@
 """The rules table as a reader sees it: every operation with its forward, VJP and JVP
-rules, read from the source itself so the book's table cannot drift from the code --
-the core's rows in ``ops.py`` first, then the shell's (``tensor_ops.py``, and
+rules, read from the source itself so the book's table cannot drift from the code.  The
+core's rows in ``ops.py`` come first, then the shell's (``tensor_ops.py``, and
 ``nn/loss_ops.py`` for the losses).
 
     >>> from autograd_lab import rulebook

@@ -1,4 +1,5 @@
-"""Rows of the rules table for torch's tensor functions beyond the book's story:
+"""Rows of the rules table for torch's tensor functions beyond the book's story.
+
 softmax and log_softmax, clamp_min/clamp_max, rsqrt, any and all, gather and sort,
 index_select, split, narrow, repeat, contiguous and the diagonals of al.diag.  (They live beside
 ``ops.py``, built on the same :class:`~autograd_lab.recording.Op` and written with its

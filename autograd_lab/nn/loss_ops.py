@@ -1,6 +1,7 @@
 """Rows of the rules table for nn's losses: mse_loss, binary_cross_entropy (with and
-without logits) and nll_loss (cross_entropy is log_softmax then nll_loss).  (They live
-beside ``ops.py`` and ``layer_ops.py``, built on the same
+without logits) and nll_loss.
+
+cross_entropy is log_softmax then nll_loss.  (They live beside ``ops.py`` and ``layer_ops.py``, built on the same
 :class:`~autograd_lab.recording.Op` and written with ops.py's operations.)
 
 Each loss is one row, as in torch (MseLossBackward0, ...): the forward reduces, and the
