@@ -164,8 +164,7 @@ add = Op("AddBackward0", np.add,
               lambda g, y, a, b: g),
          jvp=(lambda t, y, a, b: t,
               lambda t, y, a, b: t),
-         saves=False, promote=True, into=True,
-         batch=broadcast)
+         saves=False, promote=True, into=True, batch=broadcast)
 
 sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else "SubBackward0",
          np.subtract,
@@ -173,16 +172,14 @@ sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else
               lambda g, y, a, b: -g),
          jvp=(lambda t, y, a, b: t,
               lambda t, y, a, b: -t),
-         saves=False, promote=True, into=True,
-         batch=broadcast)
+         saves=False, promote=True, into=True, batch=broadcast)
 
 mul = Op("MulBackward0", np.multiply,
          vjp=(lambda g, y, a, b: g * b,
               lambda g, y, a, b: g * a),
          jvp=(lambda t, y, a, b: t * b,
               lambda t, y, a, b: a * t),
-         promote=True, saves="others", into=True,
-         batch=broadcast)
+         promote=True, saves="others", into=True, batch=broadcast)
 
 div = Op("DivBackward0", np.true_divide,
          vjp=(lambda g, y, a, b: g / b,
@@ -190,14 +187,12 @@ div = Op("DivBackward0", np.true_divide,
          jvp=(lambda t, y, a, b: t / b,
               lambda t, y, a, b: -t * a / (b * b)),
          promote=True,
-         floating=True, saves="inputs", into=True,
-         batch=broadcast)
+         floating=True, saves="inputs", into=True, batch=broadcast)
 
 reciprocal = Op("ReciprocalBackward0", np.reciprocal,
                 vjp=(lambda g, y, x: -g * y * y,),
                 jvp=(lambda t, y, x: -t * y * y,),
-                floating=True, saves="output",
-                batch=broadcast)
+                floating=True, saves="output", batch=broadcast)
 
 def _neg_forward(x):
     if x.dtype == np.bool_:
@@ -209,8 +204,7 @@ def _neg_forward(x):
 neg = Op("NegBackward0", _neg_forward,
          vjp=(lambda g, y, x: -g,),
          jvp=(lambda t, y, x: -t,),
-         saves=False,
-         batch=broadcast)
+         saves=False, batch=broadcast)
 
 
 def _pow_base(g, y, a, b):
@@ -249,16 +243,14 @@ pow = Op(lambda args, p: "PowBackward1" if isinstance(args[0], Tensor) else "Pow
          _pow_forward,
          vjp=(_pow_base, _pow_exponent),
          jvp=(_pow_base, _pow_exponent),
-         promote=True,
-         batch=broadcast)
+         promote=True, batch=broadcast)
 
 # a tensor to a number's power: the rules read the tensor only (so x ** 2 then an in-place
 # change of the result is fine, as in torch)
 pow_number = Op("PowBackward0", _pow_forward,
                 vjp=(_pow_base, None),
                 jvp=(_pow_base, None),
-                promote=True, saves="inputs",
-                batch=broadcast)
+                promote=True, saves="inputs", batch=broadcast)
 
 
 def _max_share(a, b):
@@ -278,16 +270,14 @@ maximum = Op("MaximumBackward0", np.maximum,
                   lambda g, y, a, b: _routed(g, _max_share(b, a), b < a)),
              jvp=(lambda t, y, a, b: t * _max_pick(a, b),
                   lambda t, y, a, b: t * (1 - _max_pick(a, b))),
-             promote=True, saves="inputs",
-             batch=broadcast)
+             promote=True, saves="inputs", batch=broadcast)
 
 minimum = Op("MinimumBackward0", np.minimum,
              vjp=(lambda g, y, a, b: _routed(g, _max_share(b, a), a > b),
                   lambda g, y, a, b: _routed(g, _max_share(a, b), b > a)),
              jvp=(lambda t, y, a, b: t * _max_pick(b, a),
                   lambda t, y, a, b: t * (1 - _max_pick(b, a))),
-             promote=True, saves="inputs",
-             batch=broadcast)
+             promote=True, saves="inputs", batch=broadcast)
 
 
 # -- selection: the mask routes the gradient, and gets none itself -----------------
@@ -298,8 +288,7 @@ where = Op("WhereBackward0", np.where,
            jvp=(None,
                 lambda t, y, cond, a, b: where(cond, t, 0.0),
                 lambda t, y, cond, a, b: where(cond, 0.0, t)),
-           promote=1, saves=(0,),
-           batch=broadcast)
+           promote=1, saves=(0,), batch=broadcast)
 
 
 def _clamp_forward(x, min=None, max=None):
@@ -319,8 +308,7 @@ def _clamp_pass(x, min, max):
 clamp = Op("ClampBackward1", _clamp_forward,
            vjp=(lambda g, y, x, min=None, max=None: g * _clamp_pass(x, min, max),),
            jvp=(lambda t, y, x, min=None, max=None: t * _clamp_pass(x, min, max),),
-           saves="inputs",
-           batch=broadcast)
+           saves="inputs", batch=broadcast)
 
 
 def _clamp_tensor_forward(x, min, max):
@@ -369,58 +357,49 @@ threshold_backward = Op("ThresholdBackwardBackward0", _threshold_backward_forwar
                              lambda g2, out, g, y: _zeros_like(g2)),
                         jvp=(lambda t, out, g, y: threshold_backward(t, y),
                              lambda t, out, g, y: _zeros_like(t)),
-                        promote=True, saves="inputs",
-                        batch=broadcast)
+                        promote=True, saves="inputs", batch=broadcast)
 
 relu = Op("ReluBackward0", _relu_forward,
           vjp=(lambda g, y, x: threshold_backward(g, y),),
           jvp=(lambda t, y, x: threshold_backward(t, y),),
-          saves="output",
-          batch=broadcast)
+          saves="output", batch=broadcast)
 
 
 # -- elementwise functions ------------------------------------------------------------
 exp = Op("ExpBackward0", np.exp,
          vjp=(lambda g, y, x: g * y,),
          jvp=(lambda t, y, x: t * y,),
-         floating=True, saves="output", into=True,
-         batch=broadcast)
+         floating=True, saves="output", into=True, batch=broadcast)
 
 log = Op("LogBackward0", np.log,
          vjp=(lambda g, y, x: g / x,),
          jvp=(lambda t, y, x: t / x,),
-         floating=True, saves="inputs", into=True,
-         batch=broadcast)
+         floating=True, saves="inputs", into=True, batch=broadcast)
 
 log1p = Op("Log1PBackward0", np.log1p,          # log(1 + x), accurate for tiny x
            vjp=(lambda g, y, x: g / (1 + x),),
            jvp=(lambda t, y, x: t / (1 + x),),
-           floating=True, saves="inputs", into=True,
-           batch=broadcast)
+           floating=True, saves="inputs", into=True, batch=broadcast)
 
 sqrt = Op("SqrtBackward0", np.sqrt,
           vjp=(lambda g, y, x: g / (2 * y),),
           jvp=(lambda t, y, x: t / (2 * y),),
-         floating=True, saves="output", into=True,
-          batch=broadcast)
+         floating=True, saves="output", into=True, batch=broadcast)
 
 sin = Op("SinBackward0", np.sin,
          vjp=(lambda g, y, x: g * cos(x),),
          jvp=(lambda t, y, x: t * cos(x),),
-         floating=True, saves="inputs", into=True,
-         batch=broadcast)
+         floating=True, saves="inputs", into=True, batch=broadcast)
 
 cos = Op("CosBackward0", np.cos,
          vjp=(lambda g, y, x: -g * sin(x),),
          jvp=(lambda t, y, x: -t * sin(x),),
-         floating=True, saves="inputs", into=True,
-         batch=broadcast)
+         floating=True, saves="inputs", into=True, batch=broadcast)
 
 tanh = Op("TanhBackward0", np.tanh,
           vjp=(lambda g, y, x: g * (1 - y * y),),
           jvp=(lambda t, y, x: t * (1 - y * y),),
-          floating=True, saves="output", into=True,
-          batch=broadcast)
+          floating=True, saves="output", into=True, batch=broadcast)
 
 
 def _sigmoid_into(x, out):
@@ -436,8 +415,7 @@ def _sigmoid_into(x, out):
 sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              vjp=(lambda g, y, x: g * (y * (1 - y)),),
              jvp=(lambda t, y, x: t * (y * (1 - y)),),
-             floating=True, saves="output", into=_sigmoid_into,
-             batch=broadcast)
+             floating=True, saves="output", into=_sigmoid_into, batch=broadcast)
 
 def _no_bool(kernel, forward):
     """forward, refusing a bool tensor as torch's kernel does (it has none for bools)."""
@@ -451,8 +429,7 @@ def _no_bool(kernel, forward):
 abs = Op("AbsBackward0", _no_bool("abs_cpu", np.abs),
          vjp=(lambda g, y, x: g * sign(x),),
          jvp=(lambda t, y, x: t * sign(x),),
-         saves="inputs",
-         batch=broadcast)
+         saves="inputs", batch=broadcast)
 
 # piecewise-constant functions: derivative zero wherever it exists (a gradient of
 # zeros, not none: the graph goes on, but nothing flows through)
@@ -484,8 +461,7 @@ gt, ge, lt, le = _compare(np.greater), _compare(np.greater_equal), _compare(np.l
 eq, ne = _compare(np.equal), _compare(np.not_equal)
 logical_and, logical_or = _compare(np.logical_and), _compare(np.logical_or)
 logical_xor = _compare(np.logical_xor)
-logical_not = Op("logical_not", np.logical_not, differentiable=False,
-                 batch=broadcast)
+logical_not = Op("logical_not", np.logical_not, differentiable=False, batch=broadcast)
 def _bitwise(name, ufunc, promote):
     """Bits of bools and integers; torch has no bitwise operations on floats."""
     def forward(*arrays):
@@ -499,18 +475,13 @@ def _bitwise(name, ufunc, promote):
 bitwise_and = _bitwise("bitwise_and", np.bitwise_and, promote=True)
 bitwise_or = _bitwise("bitwise_or", np.bitwise_or, promote=True)
 bitwise_not = _bitwise("bitwise_not", np.invert, promote=False)
-isnan = Op("isnan", np.isnan, differentiable=False,
-           batch=broadcast)
-isinf = Op("isinf", np.isinf, differentiable=False,
-           batch=broadcast)
-isfinite = Op("isfinite", np.isfinite, differentiable=False,
-              batch=broadcast)
+isnan = Op("isnan", np.isnan, differentiable=False, batch=broadcast)
+isinf = Op("isinf", np.isinf, differentiable=False, batch=broadcast)
+isfinite = Op("isfinite", np.isfinite, differentiable=False, batch=broadcast)
 argmax = Op("argmax", lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
-            differentiable=False,
-            batch=_arg_reduction)
+            differentiable=False, batch=_arg_reduction)
 argmin = Op("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
-            differentiable=False,
-            batch=_arg_reduction)
+            differentiable=False, batch=_arg_reduction)
 
 
 # -- reductions -----------------------------------------------------------------------
@@ -527,8 +498,7 @@ def _axes(dim):
 sum = Op(_reduce_name("Sum"), _sum_forward,
          vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g, x, dim, keepdim),),
          jvp=(lambda t, y, x, dim=None, keepdim=False: sum(t, _neg_dims(dim, x.ndim), keepdim),),
-         saves=False,
-         batch=reduction)
+         saves=False, batch=reduction)
 
 
 def _share(y, x):
@@ -550,8 +520,7 @@ def _mean_forward(x, dim=None, keepdim=False):
 mean = Op(_reduce_name("Mean"), _mean_forward,
           vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g * _share(y, x), x, dim, keepdim),),
           jvp=(lambda t, y, x, dim=None, keepdim=False: mean(t, _neg_dims(dim, x.ndim), keepdim),),
-          saves=False,
-          batch=reduction)
+          saves=False, batch=reduction)
 
 
 def _norm_forward(x, dim=None, keepdim=False):
@@ -709,14 +678,12 @@ def _permute_forward(x, dims):
 permute = Op("PermuteBackward0", _permute_forward,
              vjp=(lambda g, y, x, dims: permute(g, tuple(np.argsort([d % len(dims) for d in dims]))),),
              jvp=(lambda t, y, x, dims: permute(t, dims),),
-             saves=False,
-             batch=lambda op, n, x, dims: op(x, dims=dims))
+             saves=False, batch=lambda op, n, x, dims: op(x, dims=dims))
 
 unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
                vjp=(lambda g, y, x, dim: squeeze(g, dim),),
                jvp=(lambda t, y, x, dim: unsqueeze(t, dim),),
-               saves=False,
-               batch=lambda op, n, x, dim: op(x, dim=_at_end(dim, _own(x, n) + 1)))
+               saves=False, batch=lambda op, n, x, dim: op(x, dim=_at_end(dim, _own(x, n) + 1)))
 
 def _ones(x, dim):
     """The dimensions among ``dim`` (an int or a tuple) of size 1: squeeze(d) passes over
@@ -731,8 +698,7 @@ squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else
              lambda x, dim=None: np.squeeze(x, _ones(x, dim))[...],   # a view, even of nothing squeezed
              vjp=(lambda g, y, x, dim=None: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, dim=None: reshape(t, _lead(t, x) + y.shape),),
-             saves=False,
-             batch=_batch_squeeze)
+             saves=False, batch=_batch_squeeze)
 
 
 def _expand_forward(x, shape):
@@ -758,8 +724,7 @@ def _expand_jvp(t, y, x, shape):
 expand = Op("ExpandBackward0", _expand_forward,
             vjp=(lambda g, y, x, shape: sum_to(g, x.shape, lead=g.ndim - y.ndim),),
             jvp=(_expand_jvp,),
-            saves=False,
-            batch=lambda op, n, x, shape: op(_padded(x, n, len(shape)), shape=shape))
+            saves=False, batch=lambda op, n, x, shape: op(_padded(x, n, len(shape)), shape=shape))
 
 
 def _sum_to_forward(x, shape, lead=0):
@@ -785,8 +750,7 @@ def _sum_to_vjp(g, y, x, shape, lead=0):
 sum_to = Op("SumToSizeBackward0", _sum_to_forward,
             vjp=(_sum_to_vjp,),
             jvp=(lambda t, y, x, shape, lead=0: sum_to(t, shape, lead=t.ndim - x.ndim + lead),),
-            saves=False,
-            batch=lambda op, n, x, shape, lead=0: op(x, shape=shape, lead=lead + n))
+            saves=False, batch=lambda op, n, x, shape, lead=0: op(x, shape=shape, lead=lead + n))
 
 
 def _ints_first(full):
@@ -855,8 +819,7 @@ index = Op(_index_name, index_forward,
                 scatter(g, shape=x.shape[lead:], key=key, lead=g.ndim - y.ndim + lead),),
            jvp=(lambda t, y, x, key, lead=0: t if _whole(key) else
                 index(t, key=key, lead=t.ndim - x.ndim + lead),),
-           saves=False,
-           batch=lambda op, n, x, key, lead=0: op(x, key=key, lead=lead + n))
+           saves=False, batch=lambda op, n, x, key, lead=0: op(x, key=key, lead=lead + n))
 
 
 def _scatter_forward(g, shape, key, lead=0):
@@ -1003,14 +966,12 @@ def _to_forward(x, dtype):
 to = Op("ToCopyBackward0", _to_forward,
         vjp=(lambda g, y, x, dtype: to(g, x.dtype),),
         jvp=(lambda t, y, x, dtype: to(t, dtype),),
-        saves=False,
-        batch=broadcast)
+        saves=False, batch=broadcast)
 
 clone = Op("CloneBackward0", np.array,
            vjp=(lambda g, y, x: g,),
            jvp=(lambda t, y, x: t,),
-           saves=False,
-           batch=broadcast)
+           saves=False, batch=broadcast)
 
 # what backward(create_graph=True) stores in a leaf's .grad: its own copy, still recorded
 grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=clone.jvp, saves=False,
@@ -1103,8 +1064,7 @@ matmul = Op(_matmul_name, _matmul_forward,
             vjp=(_matmul_vjp_a, _matmul_vjp_b),
             jvp=(lambda t, y, a, b: _matmul_jvp(t, y, a, b, 0),
                  lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)),
-            saves="others",
-            batch=_batch_matmul)
+            saves="others", batch=_batch_matmul)
 
 
 # -- entries of the table that other parts of the package look up by name --------------
