@@ -13,7 +13,8 @@ each op's forward, VJP and JVP), ``engine.py`` (the backward walk) and ``inplace
 (in-place writes, versions, views); beside it ``dtypes``, ``modes``, ``printing``
 (below the tensor), ``checks`` and ``watch`` (hooks and traces: between the tensor and
 the walk).  The shell, built on the core's public
-names: ``creation``, ``devices``, ``tensor_functions`` (the ``al.*`` functions),
+names: ``creation``, ``devices``, ``tensor_ops`` (the rules of torch's other tensor
+functions: softmax, gather, sort, ...), ``tensor_functions`` (the ``al.*`` functions),
 ``methods`` (Tensor's methods, installed last), ``func``, ``autograd/``, ``nn/``,
 ``optim``, ``utils`` (datasets and loaders), ``viz`` (pictures) and ``widgets`` (explorers).
 """

@@ -107,6 +107,30 @@ def broadcast_mismatch(sa, sb):
     return None
 
 
+def matmul_error(a, b, err):
+    """torch's sentence for the shapes a matmul of arrays a and b refuses (NumPy's ``err``
+    said no)."""
+    if a.ndim == 0 or b.ndim == 0:
+        return RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                            f"{a.ndim}D and {b.ndim}D")
+    k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if k_a != k_b:
+        if a.ndim == 1 and b.ndim == 1:
+            return RuntimeError(f"inconsistent tensor size, expected tensor [{k_a}] and src [{k_b}] to "
+                                f"have the same number of elements, but got {k_a} and {k_b} elements "
+                                "respectively")
+        if a.ndim == 2 and b.ndim == 1:
+            return RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
+                                f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
+        sa, sb = "x".join(map(str, a.shape[-2:] if a.ndim > 1 else (1,) + a.shape)), \
+            "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
+        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+    bad = broadcast_mismatch(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
+    if bad:                           # the batch dimensions do not broadcast
+        return RuntimeError(bad)
+    return RuntimeError(f"matmul: {err}")
+
+
 def check_into(shape, other):
     """Refuse, in torch's words, a shape that does not broadcast to ``shape`` (the shape of
     the tensor an in-place op writes)."""

@@ -2,7 +2,7 @@
 
 ``tensor.py`` defines what a tensor *is* (its array, its grad_fn, its .grad); the
 methods that compute (``x + y``, ``x.exp()``, ``x.sum()``, ``x.backward()``) call the
-rules table (``ops.py``), the ``al.*`` functions and the walk, all of which build on
+rules table (``ops.py``, ``tensor_ops.py``), the ``al.*`` functions and the walk, all of which build on
 Tensor.  So, as autodidact gives its Box its methods after the wrappers exist, the
 methods are gathered here in :class:`TensorMethods` and copied onto Tensor at import:
 no module has to import upward.
@@ -12,11 +12,12 @@ import warnings
 
 import numpy as np
 
-from . import creation, devices, dtypes, engine, inplace, ops, recording, tensor_functions as F, watch
+from . import creation, devices, dtypes, engine, inplace, ops, recording, tensor_functions as F, tensor_ops, watch
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
 from .tensor import Tensor
 from .userframe import user_level
-from .vmap import numbers, reads_values
+from .tensor_ops import along_key
+from .vmap import levels_of, numbers, reads_values, wrap
 
 
 class TensorMethods:
@@ -51,7 +52,7 @@ class TensorMethods:
     def __rmul__(self, other): return ops.mul(self, other)
     def __truediv__(self, other): return ops.div(self, other)
     def __rtruediv__(self, other): return ops.mul(ops.reciprocal(self), other)   # as torch records 2 / x
-    def __pow__(self, other): return ops.power(self, other)
+    def __pow__(self, other): return F.power(self, other)
     def __rpow__(self, other): return ops.pow(other, self)
     def __matmul__(self, other): return ops.matmul(self, other if type(other) is Tensor else tensor_of(other))
     def __rmatmul__(self, other): return ops.matmul(tensor_of(other), self)
@@ -97,7 +98,7 @@ class TensorMethods:
     def ceil(self): return ops.ceil(self)
     def round(self): return ops.round(self)
     def neg(self): return ops.neg(self)
-    def pow(self, exponent): return ops.power(self, exponent)
+    def pow(self, exponent): return F.power(self, exponent)
     def add(self, other, alpha=1): return ops.add(self, F.times_alpha(self, other, alpha, "add"))
     def sub(self, other, alpha=1): return F.checked_sub(self, other, alpha)
     def mul(self, other): return ops.mul(self, other)
@@ -169,8 +170,8 @@ class TensorMethods:
         _check_not_empty(self, "argmax", dim, IndexError)
         _check_not_bool(self, "argmax")
         return ops.argmax(self, dim=dim, keepdim=keepdim)
-    def any(self, dim=None, keepdim=False): return ops.any_(self, dim=dim, keepdim=keepdim)
-    def all(self, dim=None, keepdim=False): return ops.all_(self, dim=dim, keepdim=keepdim)
+    def any(self, dim=None, keepdim=False): return tensor_ops.any_(self, dim=dim, keepdim=keepdim)
+    def all(self, dim=None, keepdim=False): return tensor_ops.all_(self, dim=dim, keepdim=keepdim)
     def argmin(self, dim=None, keepdim=False):
         _check_not_empty(self, "argmin", dim, IndexError)
         _check_not_bool(self, "argmin")
@@ -343,51 +344,54 @@ class TensorMethods:
     swapaxes = swapdims = transpose
 
     # -- more of torch's operations (issue 36) --------------------------------------------
-    def square(self): return ops.power(self, 2)
-    def rsqrt(self): return ops.rsqrt(self)
+    def square(self): return F.power(self, 2)
+    def rsqrt(self): return tensor_ops.rsqrt(self)
 
     def clamp_min(self, min):
-        return ops.clamp_min_tensor(self, min, None) if isinstance(min, Tensor) else \
-            ops.clamp_min(_floating_for(self, min), min)
+        return tensor_ops.clamp_min_tensor(self, min, None) if isinstance(min, Tensor) else \
+            tensor_ops.clamp_min(_floating_for(self, min), min)
 
     def clamp_max(self, max):
-        return ops.clamp_max_tensor(self, None, max) if isinstance(max, Tensor) else \
-            ops.clamp_max(_floating_for(self, max), max)
+        return tensor_ops.clamp_max_tensor(self, None, max) if isinstance(max, Tensor) else \
+            tensor_ops.clamp_max(_floating_for(self, max), max)
 
     def where(self, condition, y): return F.where(condition, self, y)
 
     def mv(self, vec): return F.mv(self, vec)
 
     def contiguous(self, memory_format=None):
-        return self if self._data.flags.c_contiguous else ops.contiguous(self)
+        return self if self._data.flags.c_contiguous else tensor_ops.contiguous(self)
 
-    @reads_values("sort")                 # (NumPy's argsort finds the order)
     def sort(self, dim=-1, descending=False, stable=False):
         """(values, indices) along dim; ties keep their order (a stable sort), NaN counts
-        as the largest, as in torch."""
+        as the largest, as in torch.  NumPy's argsort finds the order, of every sample at
+        once under vmap (the dim counted from the end, behind the batch dims)."""
         ndim = self._data.ndim
         axis = wrap_dim(dim, ndim) % max(ndim, 1)
+        data = numbers(self)
         if ndim == 0:
-            order = np.zeros((), np.int64)
+            order = np.zeros(data.shape, np.int64)
         elif descending:                  # stable, largest first: sort the reversed array
             n = self._data.shape[axis]
-            order = n - 1 - np.flip(np.argsort(np.flip(self._data, axis), axis, kind="stable"), axis)
+            order = n - 1 - np.flip(np.argsort(np.flip(data, axis - ndim), axis - ndim, kind="stable"),
+                                    axis - ndim)
         else:
-            order = np.argsort(self._data, axis, kind="stable")
-        key = along_key(order, axis) if ndim else ()
-        values = ops.sort(self, key=key, dim=axis, keepdim=True, stable=bool(stable))
-        return F.RETURN_TYPES["sort"](values, Tensor._make(order.astype(np.int64)))
+            order = np.argsort(data, axis - ndim, kind="stable")
+        key = along_key(order, axis, self._data.shape) if ndim else ()
+        values = tensor_ops.sort(self, key=key, dim=axis, keepdim=True, stable=bool(stable))
+        return F.RETURN_TYPES["sort"](values, wrap(Tensor._make(order.astype(np.int64)), levels_of(self)))
 
     def gather(self, dim, index):
         axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
-        idx = _index_of(index, "gather(): Expected dtype int32/int64 for index")
-        if idx.ndim != self._data.ndim:
+        _index_of(index, "gather(): Expected dtype int32/int64 for index")
+        if index.ndim != self._data.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
         n = self._data.shape[axis] if self._data.ndim else 1
+        idx = numbers(index)              # (every sample's, under vmap: checked entry by entry)
         bad = idx[(idx >= n) | (idx < -n)]
         if bad.size:
             raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {axis} with size {n}")
-        return ops.gather(self, key=along_key(idx, axis), dim=axis, keepdim=True)
+        return tensor_ops.gather(self, index, dim=axis)
 
     def index_select(self, dim, index):
         axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
@@ -399,7 +403,7 @@ class TensorMethods:
             raise RuntimeError("index_select(): self indexing axis dim should be positive")
         if ((idx >= n) | (idx < -n)).any():
             raise IndexError("index out of range in self")
-        return ops.index_select(self, key=(slice(None),) * axis + (idx.reshape(-1),))
+        return tensor_ops.index_select(self, key=(slice(None),) * axis + (idx.reshape(-1),))
 
     def narrow(self, dim, start, length):
         axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
@@ -407,7 +411,7 @@ class TensorMethods:
         start = start + n if start < 0 else start
         if start + length > n:
             raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-        return ops.narrow(self, key=(slice(None),) * axis + (slice(start, start + length),))
+        return tensor_ops.narrow(self, key=(slice(None),) * axis + (slice(start, start + length),))
 
     def select(self, dim, index):
         axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
@@ -431,7 +435,7 @@ class TensorMethods:
                                    f"size of {n}")
             sizes, named = [builtins.min(split_size, n - i) for i in range(0, n, split_size)] or [0], False
         starts = np.cumsum([0] + sizes[:-1])
-        return tuple(ops.split(self, key=(slice(None),) * axis + (slice(a, a + k),), sizes=named)
+        return tuple(tensor_ops.split(self, key=(slice(None),) * axis + (slice(a, a + k),), sizes=named)
                      for a, k in zip(starts.tolist(), sizes))
 
     def chunk(self, chunks, dim=0):
@@ -445,7 +449,7 @@ class TensorMethods:
         if len(sizes) < self._data.ndim:
             raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                                "dimensions of tensor")
-        return ops.repeat(self, repeats=sizes)
+        return tensor_ops.repeat(self, repeats=sizes)
 
     def movedim(self, source, destination):
         nd = self._data.ndim
@@ -458,16 +462,6 @@ class TensorMethods:
         return ops.permute(self, dims=tuple(order))
 
     moveaxis = movedim
-
-
-def along_key(index, axis, shape=None):
-    """The index that picks, along ``axis``, the entries ``index`` (an integer array) names:
-    one array per dimension of ``shape`` (index's own by default), the others counting 0,
-    1, ... (x.gather's, x.max(dim)'s; under vmap the index carries the batch dims in
-    front, and the counting arrays, right-aligned, broadcast against them)."""
-    shape = index.shape if shape is None else shape
-    return tuple(index if a == axis else np.arange(n).reshape([-1 if b == a else 1 for b in range(len(shape))])
-                 for a, n in enumerate(shape))
 
 
 def _index_of(index, message):

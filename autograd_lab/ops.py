@@ -1,4 +1,9 @@
-"""The rules table: every operation autograd_lab can differentiate.
+"""The rules table: the operations the walk and the book's story rest on.
+
+Arithmetic, selection, elementwise functions, reductions, shapes, indexing and writes,
+matmul.  The shell adds rows of its own, built the same way on these: torch's other tensor
+functions in ``tensor_ops.py`` and nn's losses in ``nn/loss_ops.py`` (``rulebook`` shows
+them after these), and nn's layers in ``nn/layer_ops.py``.
 
 Each entry is one :class:`~autograd_lab.recording.Op`:
 
@@ -22,7 +27,7 @@ import math
 import numpy as np
 
 from . import dtypes
-from .checks import broadcast_mismatch, check_masks, index_key, wrap_dim
+from .checks import check_masks, index_key, matmul_error, wrap_dim
 from .recording import Op
 from .tensor import Tensor
 
@@ -144,15 +149,6 @@ def _batch_matmul(op, n, a, b):
     return squeeze(out, -1 if la == 1 and lb == 1 else -2) if la == 1 else out
 
 
-def _batch_loss(op, n, x, t, reduction="mean", **params):
-    """A loss: the entries' losses (reduction="none"), reduced over each sample."""
-    x, t = _padded(x, n, max(_own(x, n), _own(t, n))), _padded(t, n, max(_own(x, n), _own(t, n)))
-    per_entry = op(x, t, reduction="none", **params)
-    if reduction == "none":
-        return per_entry
-    return (sum if reduction == "sum" else mean)(per_entry, _sample_dims(None, _own(per_entry, n)), False)
-
-
 def _batch_write(op, n, x, values, key, lead=0):
     """x[key] = values (and its kin): x gets every batch dim, the key indexes behind them."""
     if isinstance(values, Tensor):
@@ -168,8 +164,7 @@ add = Op("AddBackward0", np.add,
               lambda g, y, a, b: g),
          jvp=(lambda t, y, a, b: t,
               lambda t, y, a, b: t),
-         saves=False, promote=True, into=True,
-         batch=broadcast)
+         saves=False, promote=True, into=True, batch=broadcast)
 
 sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else "SubBackward0",
          np.subtract,
@@ -177,16 +172,14 @@ sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else
               lambda g, y, a, b: -g),
          jvp=(lambda t, y, a, b: t,
               lambda t, y, a, b: -t),
-         saves=False, promote=True, into=True,
-         batch=broadcast)
+         saves=False, promote=True, into=True, batch=broadcast)
 
 mul = Op("MulBackward0", np.multiply,
          vjp=(lambda g, y, a, b: g * b,
               lambda g, y, a, b: g * a),
          jvp=(lambda t, y, a, b: t * b,
               lambda t, y, a, b: a * t),
-         promote=True, saves="others", into=True,
-         batch=broadcast)
+         promote=True, saves="others", into=True, batch=broadcast)
 
 div = Op("DivBackward0", np.true_divide,
          vjp=(lambda g, y, a, b: g / b,
@@ -194,14 +187,12 @@ div = Op("DivBackward0", np.true_divide,
          jvp=(lambda t, y, a, b: t / b,
               lambda t, y, a, b: -t * a / (b * b)),
          promote=True,
-         floating=True, saves="inputs", into=True,
-         batch=broadcast)
+         floating=True, saves="inputs", into=True, batch=broadcast)
 
 reciprocal = Op("ReciprocalBackward0", np.reciprocal,
                 vjp=(lambda g, y, x: -g * y * y,),
                 jvp=(lambda t, y, x: -t * y * y,),
-                floating=True, saves="output",
-                batch=broadcast)
+                floating=True, saves="output", batch=broadcast)
 
 def _neg_forward(x):
     if x.dtype == np.bool_:
@@ -213,8 +204,7 @@ def _neg_forward(x):
 neg = Op("NegBackward0", _neg_forward,
          vjp=(lambda g, y, x: -g,),
          jvp=(lambda t, y, x: -t,),
-         saves=False,
-         batch=broadcast)
+         saves=False, batch=broadcast)
 
 
 def _pow_base(g, y, a, b):
@@ -249,36 +239,18 @@ def _int_pow(a, b):
     return np.where(b < 0, at_negative, out).astype(out.dtype)
 
 
-def power(base, exponent):
-    """``tensor ** exponent``, ``tensor.pow`` and ``al.pow`` call this, not the op ``pow``
-    below: torch refuses an integer tensor to a negative *number* (not tensor) power, or to
-    one its dtype cannot hold, and only here is a number still told apart from a tensor
-    (``pow`` sees arrays)."""
-    if type(base) is Tensor and base._data.dtype.kind in "biu" and _is_int_number(exponent):
-        if exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        dtypes.check_fits(exponent, base._data.dtype)
-    return pow(base, exponent) if isinstance(exponent, Tensor) else pow_number(base, exponent)
-
-
-def _is_int_number(x):
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-
 pow = Op(lambda args, p: "PowBackward1" if isinstance(args[0], Tensor) else "PowBackward2",
          _pow_forward,
          vjp=(_pow_base, _pow_exponent),
          jvp=(_pow_base, _pow_exponent),
-         promote=True,
-         batch=broadcast)
+         promote=True, batch=broadcast)
 
 # a tensor to a number's power: the rules read the tensor only (so x ** 2 then an in-place
 # change of the result is fine, as in torch)
 pow_number = Op("PowBackward0", _pow_forward,
                 vjp=(_pow_base, None),
                 jvp=(_pow_base, None),
-                promote=True, saves="inputs",
-                batch=broadcast)
+                promote=True, saves="inputs", batch=broadcast)
 
 
 def _max_share(a, b):
@@ -298,16 +270,14 @@ maximum = Op("MaximumBackward0", np.maximum,
                   lambda g, y, a, b: _routed(g, _max_share(b, a), b < a)),
              jvp=(lambda t, y, a, b: t * _max_pick(a, b),
                   lambda t, y, a, b: t * (1 - _max_pick(a, b))),
-             promote=True, saves="inputs",
-             batch=broadcast)
+             promote=True, saves="inputs", batch=broadcast)
 
 minimum = Op("MinimumBackward0", np.minimum,
              vjp=(lambda g, y, a, b: _routed(g, _max_share(b, a), a > b),
                   lambda g, y, a, b: _routed(g, _max_share(a, b), b > a)),
              jvp=(lambda t, y, a, b: t * _max_pick(b, a),
                   lambda t, y, a, b: t * (1 - _max_pick(b, a))),
-             promote=True, saves="inputs",
-             batch=broadcast)
+             promote=True, saves="inputs", batch=broadcast)
 
 
 # -- selection: the mask routes the gradient, and gets none itself -----------------
@@ -318,8 +288,7 @@ where = Op("WhereBackward0", np.where,
            jvp=(None,
                 lambda t, y, cond, a, b: where(cond, t, 0.0),
                 lambda t, y, cond, a, b: where(cond, 0.0, t)),
-           promote=1, saves=(0,),
-           batch=broadcast)
+           promote=1, saves=(0,), batch=broadcast)
 
 
 def _clamp_forward(x, min=None, max=None):
@@ -339,8 +308,34 @@ def _clamp_pass(x, min, max):
 clamp = Op("ClampBackward1", _clamp_forward,
            vjp=(lambda g, y, x, min=None, max=None: g * _clamp_pass(x, min, max),),
            jvp=(lambda t, y, x, min=None, max=None: t * _clamp_pass(x, min, max),),
-           saves="inputs",
-           batch=broadcast)
+           saves="inputs", batch=broadcast)
+
+
+def _clamp_tensor_forward(x, min, max):
+    return np.minimum(np.maximum(x, min), max) if min is not None and max is not None else \
+        np.maximum(x, min) if min is not None else np.minimum(x, max)
+
+
+def _clamp_min_share(x, min, max):
+    """Where min decides the result: x below it (and, with a max too, min below max)."""
+    return (x < min) & (min < max) if max is not None else x < min
+
+
+def _clamp_max_share(x, min, max):
+    """Where max decides: x above it, or max below min (max wins then, as in torch)."""
+    return (x > max) | (max < min) if min is not None else x > max
+
+
+# clamp with tensor bounds (ClampBackward0): each bound gets the gradient where it decided
+clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
+                  vjp=(lambda g, y, x, lo, hi: where(_clamp_pass(x, lo, hi), g, 0.0),
+                       lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
+                       lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
+                  jvp=(lambda t, y, x, lo, hi: where(_clamp_pass(x, lo, hi), t, 0.0),
+                       lambda t, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), t, 0.0),
+                       lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
+                  promote=True, saves="inputs", batch=broadcast)
+
 
 def _relu_forward(x):
     if x.dtype == np.bool_:
@@ -362,58 +357,49 @@ threshold_backward = Op("ThresholdBackwardBackward0", _threshold_backward_forwar
                              lambda g2, out, g, y: _zeros_like(g2)),
                         jvp=(lambda t, out, g, y: threshold_backward(t, y),
                              lambda t, out, g, y: _zeros_like(t)),
-                        promote=True, saves="inputs",
-                        batch=broadcast)
+                        promote=True, saves="inputs", batch=broadcast)
 
 relu = Op("ReluBackward0", _relu_forward,
           vjp=(lambda g, y, x: threshold_backward(g, y),),
           jvp=(lambda t, y, x: threshold_backward(t, y),),
-          saves="output",
-          batch=broadcast)
+          saves="output", batch=broadcast)
 
 
 # -- elementwise functions ------------------------------------------------------------
 exp = Op("ExpBackward0", np.exp,
          vjp=(lambda g, y, x: g * y,),
          jvp=(lambda t, y, x: t * y,),
-         floating=True, saves="output", into=True,
-         batch=broadcast)
+         floating=True, saves="output", into=True, batch=broadcast)
 
 log = Op("LogBackward0", np.log,
          vjp=(lambda g, y, x: g / x,),
          jvp=(lambda t, y, x: t / x,),
-         floating=True, saves="inputs", into=True,
-         batch=broadcast)
+         floating=True, saves="inputs", into=True, batch=broadcast)
 
 log1p = Op("Log1PBackward0", np.log1p,          # log(1 + x), accurate for tiny x
            vjp=(lambda g, y, x: g / (1 + x),),
            jvp=(lambda t, y, x: t / (1 + x),),
-           floating=True, saves="inputs", into=True,
-           batch=broadcast)
+           floating=True, saves="inputs", into=True, batch=broadcast)
 
 sqrt = Op("SqrtBackward0", np.sqrt,
           vjp=(lambda g, y, x: g / (2 * y),),
           jvp=(lambda t, y, x: t / (2 * y),),
-         floating=True, saves="output", into=True,
-          batch=broadcast)
+         floating=True, saves="output", into=True, batch=broadcast)
 
 sin = Op("SinBackward0", np.sin,
          vjp=(lambda g, y, x: g * cos(x),),
          jvp=(lambda t, y, x: t * cos(x),),
-         floating=True, saves="inputs", into=True,
-         batch=broadcast)
+         floating=True, saves="inputs", into=True, batch=broadcast)
 
 cos = Op("CosBackward0", np.cos,
          vjp=(lambda g, y, x: -g * sin(x),),
          jvp=(lambda t, y, x: -t * sin(x),),
-         floating=True, saves="inputs", into=True,
-         batch=broadcast)
+         floating=True, saves="inputs", into=True, batch=broadcast)
 
 tanh = Op("TanhBackward0", np.tanh,
           vjp=(lambda g, y, x: g * (1 - y * y),),
           jvp=(lambda t, y, x: t * (1 - y * y),),
-          floating=True, saves="output", into=True,
-          batch=broadcast)
+          floating=True, saves="output", into=True, batch=broadcast)
 
 
 def _sigmoid_into(x, out):
@@ -429,8 +415,7 @@ def _sigmoid_into(x, out):
 sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
              vjp=(lambda g, y, x: g * (y * (1 - y)),),
              jvp=(lambda t, y, x: t * (y * (1 - y)),),
-             floating=True, saves="output", into=_sigmoid_into,
-             batch=broadcast)
+             floating=True, saves="output", into=_sigmoid_into, batch=broadcast)
 
 def _no_bool(kernel, forward):
     """forward, refusing a bool tensor as torch's kernel does (it has none for bools)."""
@@ -444,8 +429,7 @@ def _no_bool(kernel, forward):
 abs = Op("AbsBackward0", _no_bool("abs_cpu", np.abs),
          vjp=(lambda g, y, x: g * sign(x),),
          jvp=(lambda t, y, x: t * sign(x),),
-         saves="inputs",
-         batch=broadcast)
+         saves="inputs", batch=broadcast)
 
 # piecewise-constant functions: derivative zero wherever it exists (a gradient of
 # zeros, not none: the graph goes on, but nothing flows through)
@@ -477,8 +461,7 @@ gt, ge, lt, le = _compare(np.greater), _compare(np.greater_equal), _compare(np.l
 eq, ne = _compare(np.equal), _compare(np.not_equal)
 logical_and, logical_or = _compare(np.logical_and), _compare(np.logical_or)
 logical_xor = _compare(np.logical_xor)
-logical_not = Op("logical_not", np.logical_not, differentiable=False,
-                 batch=broadcast)
+logical_not = Op("logical_not", np.logical_not, differentiable=False, batch=broadcast)
 def _bitwise(name, ufunc, promote):
     """Bits of bools and integers; torch has no bitwise operations on floats."""
     def forward(*arrays):
@@ -492,33 +475,13 @@ def _bitwise(name, ufunc, promote):
 bitwise_and = _bitwise("bitwise_and", np.bitwise_and, promote=True)
 bitwise_or = _bitwise("bitwise_or", np.bitwise_or, promote=True)
 bitwise_not = _bitwise("bitwise_not", np.invert, promote=False)
-isnan = Op("isnan", np.isnan, differentiable=False,
-           batch=broadcast)
-isinf = Op("isinf", np.isinf, differentiable=False,
-           batch=broadcast)
-isfinite = Op("isfinite", np.isfinite, differentiable=False,
-              batch=broadcast)
+isnan = Op("isnan", np.isnan, differentiable=False, batch=broadcast)
+isinf = Op("isinf", np.isinf, differentiable=False, batch=broadcast)
+isfinite = Op("isfinite", np.isfinite, differentiable=False, batch=broadcast)
 argmax = Op("argmax", lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
-            differentiable=False,
-            batch=_arg_reduction)
+            differentiable=False, batch=_arg_reduction)
 argmin = Op("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
-            differentiable=False,
-            batch=_arg_reduction)
-
-
-def _truth(reduce):
-    """any / all: bool results (uint8 for a uint8 input, as in torch)."""
-    def forward(x, dim=None, keepdim=False):
-        axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
-        out = reduce(x, axis=axis, keepdims=keepdim)
-        return np.asarray(out, np.uint8 if x.dtype == np.uint8 else np.bool_)
-    return forward
-
-
-any_ = Op("any", _truth(np.any), differentiable=False,
-          batch=reduction)
-all_ = Op("all", _truth(np.all), differentiable=False,
-          batch=reduction)
+            differentiable=False, batch=_arg_reduction)
 
 
 # -- reductions -----------------------------------------------------------------------
@@ -535,8 +498,7 @@ def _axes(dim):
 sum = Op(_reduce_name("Sum"), _sum_forward,
          vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g, x, dim, keepdim),),
          jvp=(lambda t, y, x, dim=None, keepdim=False: sum(t, _neg_dims(dim, x.ndim), keepdim),),
-         saves=False,
-         batch=reduction)
+         saves=False, batch=reduction)
 
 
 def _share(y, x):
@@ -558,8 +520,7 @@ def _mean_forward(x, dim=None, keepdim=False):
 mean = Op(_reduce_name("Mean"), _mean_forward,
           vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g * _share(y, x), x, dim, keepdim),),
           jvp=(lambda t, y, x, dim=None, keepdim=False: mean(t, _neg_dims(dim, x.ndim), keepdim),),
-          saves=False,
-          batch=reduction)
+          saves=False, batch=reduction)
 
 
 def _norm_forward(x, dim=None, keepdim=False):
@@ -620,11 +581,12 @@ def _pick_jvp(t, y, x, key, dim, keepdim):
     return values if keepdim or x.ndim == 0 else squeeze(values, dim - x.ndim)
 
 
-def _batch_pick(op, n, x, key, dim, keepdim):
+def _batch_pick(op, n, x, key, dim, keepdim, **params):
     """The key's arrays index a sample's dims (the found indices may carry the batch dims
-    in front: right-aligned, they broadcast); the batch dims get a range each."""
+    in front: right-aligned, they broadcast); the batch dims get a range each.  (x.sort's
+    row too, in tensor_ops.py: ``params`` are its own.)"""
     lead = tuple(np.arange(s).reshape((s,) + (1,) * (x.ndim - 1 - i)) for i, s in enumerate(x.shape[:n]))
-    return op(x, key=lead + tuple(key), dim=dim + n, keepdim=keepdim or x.ndim == n)
+    return op(x, key=lead + tuple(key), dim=dim + n, keepdim=keepdim or x.ndim == n, **params)
 
 
 def _picked(name):
@@ -716,14 +678,12 @@ def _permute_forward(x, dims):
 permute = Op("PermuteBackward0", _permute_forward,
              vjp=(lambda g, y, x, dims: permute(g, tuple(np.argsort([d % len(dims) for d in dims]))),),
              jvp=(lambda t, y, x, dims: permute(t, dims),),
-             saves=False,
-             batch=lambda op, n, x, dims: op(x, dims=dims))
+             saves=False, batch=lambda op, n, x, dims: op(x, dims=dims))
 
 unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
                vjp=(lambda g, y, x, dim: squeeze(g, dim),),
                jvp=(lambda t, y, x, dim: unsqueeze(t, dim),),
-               saves=False,
-               batch=lambda op, n, x, dim: op(x, dim=_at_end(dim, _own(x, n) + 1)))
+               saves=False, batch=lambda op, n, x, dim: op(x, dim=_at_end(dim, _own(x, n) + 1)))
 
 def _ones(x, dim):
     """The dimensions among ``dim`` (an int or a tuple) of size 1: squeeze(d) passes over
@@ -738,8 +698,7 @@ squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else
              lambda x, dim=None: np.squeeze(x, _ones(x, dim))[...],   # a view, even of nothing squeezed
              vjp=(lambda g, y, x, dim=None: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, dim=None: reshape(t, _lead(t, x) + y.shape),),
-             saves=False,
-             batch=_batch_squeeze)
+             saves=False, batch=_batch_squeeze)
 
 
 def _expand_forward(x, shape):
@@ -765,8 +724,7 @@ def _expand_jvp(t, y, x, shape):
 expand = Op("ExpandBackward0", _expand_forward,
             vjp=(lambda g, y, x, shape: sum_to(g, x.shape, lead=g.ndim - y.ndim),),
             jvp=(_expand_jvp,),
-            saves=False,
-            batch=lambda op, n, x, shape: op(_padded(x, n, len(shape)), shape=shape))
+            saves=False, batch=lambda op, n, x, shape: op(_padded(x, n, len(shape)), shape=shape))
 
 
 def _sum_to_forward(x, shape, lead=0):
@@ -792,8 +750,7 @@ def _sum_to_vjp(g, y, x, shape, lead=0):
 sum_to = Op("SumToSizeBackward0", _sum_to_forward,
             vjp=(_sum_to_vjp,),
             jvp=(lambda t, y, x, shape, lead=0: sum_to(t, shape, lead=t.ndim - x.ndim + lead),),
-            saves=False,
-            batch=lambda op, n, x, shape, lead=0: op(x, shape=shape, lead=lead + n))
+            saves=False, batch=lambda op, n, x, shape, lead=0: op(x, shape=shape, lead=lead + n))
 
 
 def _ints_first(full):
@@ -862,8 +819,7 @@ index = Op(_index_name, index_forward,
                 scatter(g, shape=x.shape[lead:], key=key, lead=g.ndim - y.ndim + lead),),
            jvp=(lambda t, y, x, key, lead=0: t if _whole(key) else
                 index(t, key=key, lead=t.ndim - x.ndim + lead),),
-           saves=False,
-           batch=lambda op, n, x, key, lead=0: op(x, key=key, lead=lead + n))
+           saves=False, batch=lambda op, n, x, key, lead=0: op(x, key=key, lead=lead + n))
 
 
 def _scatter_forward(g, shape, key, lead=0):
@@ -1010,51 +966,18 @@ def _to_forward(x, dtype):
 to = Op("ToCopyBackward0", _to_forward,
         vjp=(lambda g, y, x, dtype: to(g, x.dtype),),
         jvp=(lambda t, y, x, dtype: to(t, dtype),),
-        saves=False,
-        batch=broadcast)
+        saves=False, batch=broadcast)
 
 clone = Op("CloneBackward0", np.array,
            vjp=(lambda g, y, x: g,),
            jvp=(lambda t, y, x: t,),
-           saves=False,
-           batch=broadcast)
+           saves=False, batch=broadcast)
 
 # what backward(create_graph=True) stores in a leaf's .grad: its own copy, still recorded
 grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=clone.jvp, saves=False,
                batch=broadcast)
 
 
-
-# -- diagonals: al.diag puts a vector on a diagonal, or takes a matrix's diagonal ----------
-def _on_diagonal(shape, offset):
-    """(rows, cols) of the entries on diagonal ``offset`` of a matrix of ``shape``
-    (above the main one for offset > 0); none if the offset is off the matrix."""
-    r, c = shape
-    k = max(0, min(r - max(-offset, 0), c - max(offset, 0)))
-    return np.arange(k) + max(-offset, 0), np.arange(k) + max(offset, 0)
-
-
-def _diag_put_forward(v, offset, shape):
-    """A matrix of ``shape`` (per leading index), zero but for ``v`` on diagonal ``offset``."""
-    out = np.zeros(v.shape[:-1] + tuple(shape), v.dtype)
-    out[(Ellipsis,) + _on_diagonal(shape, offset)] = v
-    return out
-
-
-def _diag_take_forward(x, offset):
-    """Diagonal ``offset`` of the last two dimensions of x, as a new array."""
-    return x[(Ellipsis,) + _on_diagonal(x.shape[-2:], offset)]
-
-
-# each is the other's VJP: a batch of seeds or tangents in front rides along
-diag_put = Op("DiagEmbedBackward0", _diag_put_forward,
-              vjp=(lambda g, y, v, offset, shape: diag_take(g, offset=offset),),
-              jvp=(lambda t, y, v, offset, shape: diag_put(t, offset=offset, shape=shape),),
-              saves=False)
-diag_take = Op("DiagonalBackward0_copy", _diag_take_forward,
-               vjp=(lambda g, y, x, offset: diag_put(g, offset=offset, shape=x.shape[-2:]),),
-               jvp=(lambda t, y, x, offset: diag_take(t, offset=offset),),
-               saves=False)
 
 # -- products ---------------------------------------------------------------------------
 def _matmul_forward(a, b):
@@ -1063,34 +986,12 @@ def _matmul_forward(a, b):
     try:
         out = np.matmul(a, b)
     except ValueError as e:           # NumPy refuses the shapes: say why in torch's words
-        raise _matmul_error(a, b, e) from None
+        raise matmul_error(a, b, e) from None
     if a.dtype == np.bool_:           # torch has no kernel for bools: it names the one it tried
         kernel = ("dot" if a.ndim == b.ndim == 1 else "addmv_impl_cpu" if b.ndim == 1 else
                   "addmm_impl_cpu_" if b.ndim == 2 else "bmm")
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     return out
-
-
-def _matmul_error(a, b, err):
-    if a.ndim == 0 or b.ndim == 0:
-        return RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                            f"{a.ndim}D and {b.ndim}D")
-    k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
-    if k_a != k_b:
-        if a.ndim == 1 and b.ndim == 1:
-            return RuntimeError(f"inconsistent tensor size, expected tensor [{k_a}] and src [{k_b}] to "
-                                f"have the same number of elements, but got {k_a} and {k_b} elements "
-                                "respectively")
-        if a.ndim == 2 and b.ndim == 1:
-            return RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
-                                f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
-        sa, sb = "x".join(map(str, a.shape[-2:] if a.ndim > 1 else (1,) + a.shape)), \
-            "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
-        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
-    bad = broadcast_mismatch(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
-    if bad:                           # the batch dimensions do not broadcast
-        return RuntimeError(bad)
-    return RuntimeError(f"matmul: {err}")
 
 
 def _matmul_vjp_a(g, y, a, b):
@@ -1163,323 +1064,13 @@ matmul = Op(_matmul_name, _matmul_forward,
             vjp=(_matmul_vjp_a, _matmul_vjp_b),
             jvp=(lambda t, y, a, b: _matmul_jvp(t, y, a, b, 0),
                  lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)),
-            saves="others",
-            batch=_batch_matmul)
-
-
-# -- losses: one number (or one per entry) from predictions and targets -------------------
-# Each is one row, as in torch (MseLossBackward0, ...): the forward reduces, and the rules
-# spread the gradient of the reduced loss back over the entries.  Weights, class indices
-# and options are parameters: constants, never differentiated.
-def _reduced(values, reduction):
-    if reduction == "none":
-        return values
-    return values.sum() if reduction == "sum" else values.mean()
-
-
-def _spread(g, per_entry, reduction, count=None):
-    """g (the gradient of the reduced loss) times each entry's derivative ``per_entry``:
-    a mean shares g among ``count`` entries (all of them unless given)."""
-    if reduction == "none":
-        return g * per_entry
-    g = _unreduce(g, per_entry, None, False)
-    if reduction == "mean":
-        g = g / (math.prod(per_entry.shape) if count is None else count)
-    return g * per_entry
-
-
-def _summed(t, per_entry, reduction, count=None):
-    """Forward mode: the tangent of the reduced loss from the entries' tangents."""
-    t = t * per_entry
-    if reduction == "none":
-        return t
-    t = sum(t, _neg_dims(None, per_entry.ndim), False)
-    return t / (math.prod(per_entry.shape) if count is None else count) if reduction == "mean" else t
-
-
-def _mse_forward(x, t, reduction="mean"):
-    if x.dtype.kind != "f":               # torch has no integer kernel
-        raise NotImplementedError(f'"mse_cpu" not implemented for \'{dtypes.scalar_type_name(x.dtype)}\'')
-    return _reduced((x - t) ** 2, reduction)
-
-
-mse_loss = Op("MseLossBackward0", _mse_forward,
-              vjp=(lambda g, y, x, t, reduction="mean": _spread(g, 2 * (x - t), reduction),
-                   lambda g, y, x, t, reduction="mean": _spread(g, 2 * (t - x), reduction)),
-              jvp=(lambda d, y, x, t, reduction="mean": _summed(d, 2 * (x - t), reduction),
-                   lambda d, y, x, t, reduction="mean": _summed(d, 2 * (t - x), reduction)),
-              promote=True, saves="inputs",
-              batch=_batch_loss)
-
-
-def _weighted(v, weight):
-    return v if weight is None else v * weight
-
-
-def _bce_forward(x, t, weight=None, reduction="mean"):
-    # log clamped at -100, as torch, so that a prediction of exactly 0 or 1 costs 100, not inf
-    loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
-    return _reduced(loss if weight is None else loss * weight, reduction)
-
-
-binary_cross_entropy = Op(
-    "BinaryCrossEntropyBackward0", _bce_forward,
-    # d/dx = (x - t) / (x (1 - x)), its denominator kept from 0 as torch keeps it (1e-12)
-    vjp=(lambda g, y, x, t, weight=None, reduction="mean":
-         _spread(g, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
-         lambda g, y, x, t, weight=None, reduction="mean":
-         _spread(g, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
-    jvp=(lambda d, y, x, t, weight=None, reduction="mean":
-         _summed(d, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
-         lambda d, y, x, t, weight=None, reduction="mean":
-         _summed(d, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
-    promote=True, saves="inputs",
-                          batch=_batch_loss)
-
-
-def _bce_logits_forward(x, t, weight=None, pos_weight=None, reduction="mean"):
-    # (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), softplus computed without overflow
-    scale = 1 if pos_weight is None else 1 + (pos_weight - 1) * t
-    return _reduced(_weighted((1 - t) * x + scale * np.logaddexp(0, -x), weight), reduction)
-
-
-def _softplus_of_minus(x):
-    return log1p(exp(-abs(x))) + relu(-x)
-
-
-def _bce_logits_dx(x, t, weight, pos_weight):
-    """d/dx: sigmoid(x) - t, or with pos_weight p: (1 + (p - 1) t) sigmoid(x) - p t."""
-    if pos_weight is None:
-        return _weighted(sigmoid(x) - t, weight)
-    return _weighted((1 + (pos_weight - 1) * t) * sigmoid(x) - pos_weight * t, weight)
-
-
-def _bce_logits_dt(x, t, weight, pos_weight):
-    """d/dt: -x, or with pos_weight p: (p - 1) softplus(-x) - x."""
-    if pos_weight is None:
-        return _weighted(-x, weight)
-    return _weighted((pos_weight - 1) * _softplus_of_minus(x) - x, weight)
-
-
-binary_cross_entropy_with_logits = Op(
-    "BinaryCrossEntropyWithLogitsBackward0", _bce_logits_forward,
-    vjp=(lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean":
-         _spread(g, _bce_logits_dx(x, t, weight, pos_weight), reduction),
-         lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean":
-         _spread(g, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
-    jvp=(lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
-         _summed(d, _bce_logits_dx(x, t, weight, pos_weight), reduction),
-         lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
-         _summed(d, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
-    promote=True, saves="inputs",
-                                      batch=_batch_loss)
-
-
-def nll_picks(shape, target, weight, ignore_index):
-    """(one-hot of the targets, shaped like the input; each target's weight, 0 where it is
-    ignore_index).  The classes are dimension 1 of the input (0 for a single sample)."""
-    classes = shape[1] if len(shape) > 1 else shape[0]
-    kept = target != ignore_index
-    safe = np.where(kept, target, 0)
-    onehot = np.moveaxis(np.arange(classes) == safe[..., None], -1, 1 if len(shape) > 1 else 0)
-    w = np.ones(target.shape) if weight is None else weight[safe]
-    return onehot, np.where(kept, w, 0.0)
-
-
-def _nll_forward(x, target, weight=None, ignore_index=-100, reduction="mean"):
-    onehot, w = nll_picks(x.shape, target, weight, ignore_index)
-    losses = -np.sum(np.where(onehot, x, 0), axis=1 if x.ndim > 1 else 0) * w
-    if reduction == "mean":                   # torch divides by the targets' total weight
-        return (losses.sum() / w.sum()).astype(x.dtype)
-    return _reduced(losses, reduction).astype(x.dtype)
-
-
-def _nll_per_entry(x, target, weight, ignore_index):
-    onehot, w = nll_picks(x.shape, target, weight, ignore_index)
-    dtype = x._data.dtype if isinstance(x, Tensor) else x.dtype
-    return onehot, (-w).astype(dtype), w.sum()
-
-
-def _nll_vjp(g, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
-    onehot, coef, total = _nll_per_entry(x, target, weight, ignore_index)
-    per_target = _spread(g, coef, reduction, total)
-    return unsqueeze(per_target, 1 - x.ndim if x.ndim > 1 else -1) * onehot
-
-
-def _nll_jvp(d, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
-    onehot, coef, total = _nll_per_entry(x, target, weight, ignore_index)
-    picked = sum(d * onehot, (1 - x.ndim if x.ndim > 1 else -1,), False)
-    return _summed(picked, coef, reduction, total)
-
-
-def _batch_nll(op, n, x, target, weight=None, ignore_index=-100, reduction="mean"):
-    """The batch's samples folded into the rows of one nll_loss with reduction="none";
-    each sample's losses then reduced on their own: a mean divides by the total weight
-    of that sample's targets (constants, read from the class indices)."""
-    t = target._data if isinstance(target, Tensor) else np.asarray(target)
-    sizes = np.broadcast_shapes(x.shape[:n], t.shape[:n])
-    x = expand(x, shape=sizes + x.shape[n:]) if x.shape[:n] != sizes else x
-    t = np.broadcast_to(t, sizes + t.shape[n:]).astype(np.int64)
-    own = x.shape[n:]
-    rows = reshape(x, shape=(-1,) + own[1:] if len(own) > 1 else (-1, own[0]))
-    flat_t = t.reshape((-1,) + t.shape[n + 1:] if len(own) > 1 else (-1,))
-    per_entry = op(rows, flat_t, weight=weight, ignore_index=ignore_index, reduction="none")
-    per_entry = reshape(per_entry, shape=sizes + t.shape[n:])
-    if reduction == "none":
-        return per_entry
-    dims = _sample_dims(None, per_entry.ndim - n)
-    total = sum(per_entry, dims, False) if dims else per_entry
-    if reduction == "sum":
-        return total
-    _, w = nll_picks(rows.shape, flat_t, weight, ignore_index)
-    return total / w.reshape(sizes + (-1,)).sum(-1).astype(x._data.dtype)
-
-
-# (the rule reads only the input's shape, but torch saves the input itself: so a write to
-# it before the backward is refused, and a second backward too, as in torch)
-nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs",
-              batch=_batch_nll)
-
-
-# == More of torch's ops (issue 36): softmax, bounds as tensors, sort, gather, ... ======
-# (kept together, apart from the rows above)
-
-def _softmax_forward(x, dim):
-    if x.size == 0:                   # nothing to compute (an empty dimension has no maximum)
-        return np.array(x)
-    e = np.exp(x - np.amax(x, axis=dim, keepdims=True))   # shifted by the maximum: no overflow
-    return e / np.sum(e, axis=dim, keepdims=True)
-
-
-def _log_softmax_forward(x, dim):
-    if x.size == 0:
-        return np.array(x)
-    shifted = x - np.amax(x, axis=dim, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
-
-
-# one row each, as in torch: the rules read the output (so writing into it in place is
-# refused at the backward); ``dim`` is a tuple of one negative dimension (batch-safe), or
-# () for a 0-d tensor
-softmax = Op("SoftmaxBackward0", _softmax_forward,
-             vjp=(lambda g, y, x, dim: y * (g - sum(g * y, dim, True)),),
-             jvp=(lambda t, y, x, dim: y * (t - sum(t * y, dim, True)),),
-             saves="output", batch=lambda op, n, x, dim: op(x, dim=_sample_dims(dim, _own(x, n))))
-
-log_softmax = Op("LogSoftmaxBackward0", _log_softmax_forward,
-                 vjp=(lambda g, y, x, dim: g - exp(y) * sum(g, dim, True),),
-                 jvp=(lambda t, y, x, dim: t - sum(t * exp(y), dim, True),),
-                 saves="output", batch=softmax.batch)
-
-
-def _clamp_tensor_forward(x, min, max):
-    return np.minimum(np.maximum(x, min), max) if min is not None and max is not None else \
-        np.maximum(x, min) if min is not None else np.minimum(x, max)
-
-
-def _clamp_min_share(x, min, max):
-    """Where min decides the result: x below it (and, with a max too, min below max)."""
-    return (x < min) & (min < max) if max is not None else x < min
-
-
-def _clamp_max_share(x, min, max):
-    """Where max decides: x above it, or max below min (max wins then, as in torch)."""
-    return (x > max) | (max < min) if min is not None else x > max
-
-
-# clamp with tensor bounds (ClampBackward0): each bound gets the gradient where it decided
-clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
-                  vjp=(lambda g, y, x, lo, hi: where(_clamp_pass(x, lo, hi), g, 0.0),
-                       lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
-                       lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
-                  jvp=(lambda t, y, x, lo, hi: where(_clamp_pass(x, lo, hi), t, 0.0),
-                       lambda t, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), t, 0.0),
-                       lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
-                  promote=True, saves="inputs", batch=broadcast)
-
-# x.clamp_min(tensor), x.clamp_max(tensor): the same rules, torch's names for them
-clamp_min_tensor = Op("ClampMinBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
-                      promote=True, saves="inputs", batch=broadcast)
-clamp_max_tensor = Op("ClampMaxBackward1", _clamp_tensor_forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
-                      promote=True, saves="inputs", batch=broadcast)
-
-clamp_min = Op("ClampMinBackward0", lambda x, min: np.maximum(x, min),
-               vjp=(lambda g, y, x, min: where(x >= min, g, 0.0),),
-               jvp=(lambda t, y, x, min: where(x >= min, t, 0.0),),
-               saves="inputs", batch=broadcast)
-
-clamp_max = Op("ClampMaxBackward0", lambda x, max: np.minimum(x, max),
-               vjp=(lambda g, y, x, max: where(x <= max, g, 0.0),),
-               jvp=(lambda t, y, x, max: where(x <= max, t, 0.0),),
-               saves="inputs", batch=broadcast)
-
-rsqrt = Op("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
-           vjp=(lambda g, y, x: -0.5 * g * y * y * y,),
-           jvp=(lambda t, y, x: -0.5 * t * y * y * y,),
-           floating=True, saves="output", batch=broadcast)
-
-# values picked along a dimension by an index (``key``: one index array per dimension,
-# as max(dim) builds it): the gradient goes back to the entries picked, added up where
-# an entry is picked twice
-# (torch saves the index of sort and index_select, and gather's input too: a second
-# backward is refused, as there, and so is a gather's backward after its input was
-# written in place)
-gather = Op("GatherBackward0", _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves="inputs")
-sort = Op(lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0",
-          lambda x, key, dim, keepdim, stable=False: _pick_forward(x, key, dim, keepdim),
-          vjp=(lambda g, y, x, key, dim, keepdim, stable=False: _pick_vjp(g, y, x, key, dim, keepdim),),
-          jvp=(lambda t, y, x, key, dim, keepdim, stable=False: _pick_jvp(t, y, x, key, dim, keepdim),),
-          saves="index")
-
-# x.contiguous() of a tensor that is not: a copy laid out row by row (clone keeps the layout)
-contiguous = Op("CloneBackward0", lambda x: np.array(x, order="C"), vjp=clone.vjp, jvp=clone.jvp, saves=False,
-                batch=broadcast)
-
-# x.index_select(dim, i), x.split(n), x.chunk(n), x.narrow(...): index's rules under torch's names
-index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves="index",
-                  batch=index.batch)
-split = Op(lambda args, p: "SplitWithSizesBackward0" if p.get("sizes") else "SplitBackward0",
-           lambda x, key, lead=0, sizes=False: index_forward(x, key, lead),
-           vjp=(lambda g, y, x, key, lead=0, sizes=False: index.vjp[0](g, y, x, key, lead),),
-           jvp=(lambda t, y, x, key, lead=0, sizes=False: index.jvp[0](t, y, x, key, lead),),
-           saves=False,
-           batch=lambda op, n, x, key, lead=0, sizes=False: op(x, key=key, lead=lead + n, sizes=sizes))
-narrow = Op("SliceBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False, batch=index.batch)
-
-
-def _repeat_forward(x, repeats):
-    return np.tile(x, repeats)
-
-
-def _repeat_vjp(g, y, x, repeats):
-    """Each entry of x was copied once per repeat: add up its copies.  g's trailing
-    dimensions are split into (repeats, size) pairs, and the repeats summed away."""
-    lead = g.shape[:g.ndim - y.ndim]
-    sizes = (1,) * (len(repeats) - x.ndim) + tuple(x.shape)
-    pairs = tuple(n for r, s in zip(repeats, sizes) for n in (r, s))
-    split = reshape(g, lead + pairs)
-    summed = sum(split, tuple(range(-2 * len(repeats), 0, 2)), False)
-    return reshape(summed, lead + tuple(x.shape))
-
-
-repeat = Op("RepeatBackward0", _repeat_forward,
-            vjp=(_repeat_vjp,),
-            jvp=(lambda t, y, x, repeats: _repeat_forward_batched(t, x, repeats),),
-            saves=False,
-            batch=lambda op, n, x, repeats: op(_padded(x, n, len(repeats)), repeats=(1,) * n + tuple(repeats)))
-
-
-def _repeat_forward_batched(t, x, repeats):
-    """repeat of a tangent that may carry a batch in front: the batch repeated once."""
-    lead = t.ndim - x.ndim
-    sizes = (1,) * (len(repeats) - x.ndim) + tuple(x.shape)
-    t = reshape(t, t.shape[:lead] + sizes)
-    return repeat(t, (1,) * lead + tuple(repeats))
+            saves="others", batch=_batch_matmul)
 
 
 # -- entries of the table that other parts of the package look up by name --------------
 def table():
-    """Every Op in this module, by its Python name (for the book's rules table)."""
+    """Every Op in this module, by its Python name (the core's part of the book's rules
+    table: ``rulebook.table()`` adds the shell's)."""
     return {name: op for name, op in globals().items() if isinstance(op, Op)}
 
 

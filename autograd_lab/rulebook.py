@@ -1,6 +1,7 @@
 """The rules table as a reader sees it: every operation with its forward, VJP and JVP
-rules, read from the source of ``ops.py`` itself so the book's table cannot drift from
-the code.
+rules, read from the source itself so the book's table cannot drift from the code.  The
+core's rows in ``ops.py`` come first, then the shell's (``tensor_ops.py``, and
+``nn/loss_ops.py`` for the losses).
 
     >>> from autograd_lab import rulebook
     >>> rulebook.rule("where").vjp
@@ -10,17 +11,21 @@ import ast
 import functools
 import inspect
 import re
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
+from . import ops, tensor_ops
+from .nn import loss_ops
 from .recording import Op
+
+MODULES = (ops, tensor_ops, loss_ops)    # where the table's rows live, the core's first
 
 
 @dataclass(frozen=True)
 class Rule:
-    name: str            # the Python name in ops.py (ops.mul)
+    name: str            # the Python name in its module (ops.mul)
     grad_fn: str         # the node's name in the graph (MulBackward0)
     inputs: tuple        # the rule functions' input names, e.g. ('a', 'b')
     forward: str         # the NumPy forward, as source text
@@ -33,12 +38,30 @@ class Rule:
     keeps: str = ""      # the same in words: "the output", "a and b", "nothing", ...
     batch: str = "—"     # how al.func.vmap runs it on a batch (Op.batch): a shared rule's
                          # name (broadcast, reduction), a rule's body, or — (once per sample)
+    module: str = "ops"  # the module it lives in: ops, tensor_ops or loss_ops
+
+
+def table():
+    """Every row of the table by its Python name, module after module (a row a module
+    imports from another is listed once, where it is defined)."""
+    rows, seen = {}, set()
+    for module in MODULES:
+        for name, op in vars(module).items():
+            if isinstance(op, Op) and id(op) not in seen:
+                seen.add(id(op))
+                rows[name] = op
+    return rows
+
+
+def _home(op):
+    """The module a row is defined in (the first of MODULES that has it)."""
+    return next(m for m in MODULES if any(v is op for v in vars(m).values()))
 
 
 @functools.cache
-def _lambdas_by_line():
-    """Source text of every lambda in ops.py, keyed by the line it starts on (read once)."""
-    source = inspect.getsource(ops)
+def _lambdas_by_line(module):
+    """Source text of every lambda in a module, keyed by the line it starts on (read once)."""
+    source = inspect.getsource(sys.modules[module])
     lines = [line.encode() for line in source.splitlines(keepends=True)]
     found = {}
     for node in ast.walk(ast.parse(source)):
@@ -58,7 +81,7 @@ def _segment(lines, node):
                      lines[last][:node.end_col_offset]]).decode()
 
 
-def _text(fn, lambdas):
+def _text(fn):
     """A rule as readable source: a lambda's body, or a named function's signature."""
     if fn is None:
         return "—"
@@ -70,19 +93,19 @@ def _text(fn, lambdas):
     if fn.__name__ != "<lambda>":
         return f"{fn.__name__}{inspect.signature(fn)}"
     wanted = list(code.co_varnames[:code.co_argcount])
-    for body, args in lambdas.get(code.co_firstlineno, []):
+    for body, args in _lambdas_by_line(fn.__module__).get(code.co_firstlineno, []):
         if args == wanted:
             text = " ".join(body.split())
             # name the NumPy function a closure variable stands for (forward -> np.amax)
             for var, cell in zip(code.co_freevars, fn.__closure__ or ()):
                 value = cell.cell_contents
                 if callable(value) and not hasattr(value, "__code__"):
-                    text = re.sub(rf"\b{var}\b", _text(value, lambdas), text)
+                    text = re.sub(rf"\b{var}\b", _text(value), text)
             return text
     return "<lambda>"
 
 
-def _names(op, lambdas):
+def _names(op):
     """The grad_fn name(s) an op's nodes get (some depend on the arguments)."""
     if isinstance(op.name, str):
         return op.name
@@ -122,36 +145,44 @@ def _keeps(saves, inputs):
             "index": "the index"}.get(saves, "nothing")
 
 
-def _batch_text(fn, lambdas):
+def _batch_text(fn):
     """A batch rule as the table shows it: a named rule by its name, a lambda by its body."""
     if fn is None or fn.__name__ == "<lambda>":
-        return _text(fn, lambdas)
+        return _text(fn)
     return fn.__name__.lstrip("_")
 
 
 def rules():
-    """One :class:`Rule` per operation in ``ops.py``, in the order they are defined."""
-    lambdas = _lambdas_by_line()
-    table = []
-    for name, op in ops.table().items():
-        grad_fn = _names(op, lambdas)
-        vjp = tuple(_text(f, lambdas) for f in op.vjp) if op.vjp else \
-            ((_text(op.vjp_all, lambdas),) if op.vjp_all else ())
-        jvp = tuple(_text(f, lambdas) for f in op.jvp) if op.jvp else \
-            ((_text(op.jvp_all, lambdas),) if op.jvp_all else ())
+    """One :class:`Rule` per row of the table, in the order they are defined."""
+    found = []
+    for name, op in table().items():
+        vjp = tuple(_text(f) for f in op.vjp) if op.vjp else ((_text(op.vjp_all),) if op.vjp_all else ())
+        jvp = tuple(_text(f) for f in op.jvp) if op.jvp else ((_text(op.jvp_all),) if op.jvp_all else ())
         inputs = _inputs(op)
-        table.append(Rule(name, grad_fn, inputs, _text(op.forward, lambdas), vjp, jvp,
+        found.append(Rule(name, _names(op), inputs, _text(op.forward), vjp, jvp,
                           op.saves, op.differentiable, _keeps(op.saves, inputs),
-                          _batch_text(op.batch, lambdas)))
-    return table
+                          _batch_text(op.batch), _home(op).__name__.rsplit(".", 1)[-1]))
+    return found
 
 
 def rule(name):
-    """The :class:`Rule` of one operation, by its name in ops.py."""
+    """The :class:`Rule` of one operation, by its Python name."""
     for r in rules():
         if r.name == name:
             return r
-    raise KeyError(f"ops.py has no operation named {name!r}")
+    raise KeyError(f"the rules table has no operation named {name!r}")
+
+
+def helpers():
+    """{name: source} of the helper functions the rules call (``_unreduce(...)`` and
+    the like), each read from the module its row lives in, else from ops.py."""
+    found = {}
+    for r in rules():
+        module = next(m for m in MODULES if m.__name__.endswith("." + r.module))
+        for name in re.findall(r"\b(_[a-z_]+)\(", " ".join(r.vjp + r.jvp)):
+            fn = getattr(module, name, None) or getattr(ops, name)
+            found.setdefault(name, inspect.getsource(fn))
+    return dict(sorted(found.items()))
 
 
 def markdown(differentiable_only=True):
@@ -174,4 +205,4 @@ def markdown(differentiable_only=True):
     return "\n".join(rows)
 
 
-__all__ = ["Rule", "rules", "rule", "markdown", "Op"]
+__all__ = ["Rule", "rules", "rule", "table", "helpers", "markdown", "Op"]

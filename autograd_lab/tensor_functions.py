@@ -4,7 +4,7 @@ import functools
 
 import numpy as np
 
-from . import dtypes, ops
+from . import dtypes, ops, tensor_ops
 from .checks import tensor_of, wrap_dim
 from .tensor import Tensor
 
@@ -73,9 +73,9 @@ def checked_diag(input, diagonal, position=1):
                         f"{type(diagonal).__name__}")
     if input.ndim == 1:
         n = input.shape[0] + builtins.abs(diagonal)
-        return ops.diag_put(input, offset=int(diagonal), shape=(n, n))
+        return tensor_ops.diag_put(input, offset=int(diagonal), shape=(n, n))
     if input.ndim == 2:
-        return ops.diag_take(input, offset=int(diagonal))
+        return tensor_ops.diag_take(input, offset=int(diagonal))
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 def transpose(input, dim0, dim1):
@@ -136,8 +136,24 @@ def div(input, other):
 
 
 def pow(input, exponent):
-    return ops.power(input, exponent) if isinstance(input, Tensor) or isinstance(exponent, Tensor) \
-        else ops.power(_t(input), exponent)
+    return power(input, exponent) if isinstance(input, Tensor) or isinstance(exponent, Tensor) \
+        else power(_t(input), exponent)
+
+
+def power(base, exponent):
+    """``tensor ** exponent``, ``tensor.pow`` and ``al.pow`` call this, not the rules
+    table's ``pow`` (ops.py): torch refuses an integer tensor to a negative *number* (not
+    tensor) power, or to one its dtype cannot hold, and only here is a number still told
+    apart from a tensor (``pow`` sees arrays)."""
+    if type(base) is Tensor and base._data.dtype.kind in "biu" and _is_int_number(exponent):
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        dtypes.check_fits(exponent, base._data.dtype)
+    return ops.pow(base, exponent) if isinstance(exponent, Tensor) else ops.pow_number(base, exponent)
+
+
+def _is_int_number(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
 def maximum(input, other):
@@ -237,7 +253,7 @@ def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``, computed shifted by the maximum (no overflow):
     one row of the rules table, SoftmaxBackward0, as in torch."""
     x, dims = _softmax_input(_t(input), dim, "softmax")
-    return ops.softmax(x, dim=dims)
+    return tensor_ops.softmax(x, dim=dims)
 
 
 @_half_in_float32
@@ -247,7 +263,7 @@ def log_softmax(input, dim, dtype=None):
     """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero
     (LogSoftmaxBackward0, one row of the rules table)."""
     x, dims = _softmax_input(_t(input), dim, "log_softmax")
-    return ops.log_softmax(x, dim=dims)
+    return tensor_ops.log_softmax(x, dim=dims)
 
 
 def _softmax_input(x, dim, name):

@@ -4,7 +4,8 @@ Inside ``vmap(f)(x)``, ``f`` sees a :class:`BatchedTensor`: a tensor with the sh
 one sample whose numbers are the whole batch, kept in a plain tensor (``_phys``) with
 one leading dimension per vmap level (``_levels``, outermost first).  Every operation of
 the rules table on a batched input goes through the op's **batch rule**
-(``Op.batch``, beside its VJP and JVP in ``ops.py``): the rule gets the inputs with the
+(``Op.batch``, beside its VJP and JVP in its row: ``ops.py``, ``tensor_ops.py``,
+``nn/loss_ops.py``, ``nn/layer_ops.py``): the rule gets the inputs with the
 batch dimensions in front and runs the op ONCE on the physical arrays -- vectorized,
 not a loop.  An op with no batch rule yet is called once per sample, with a warning the
 first time (as torch's vmap warns of its "performance drop").
@@ -429,7 +430,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``vmap(func)(*args)``: ``func`` written for one sample, run on a batch: each input is
     split along its ``in_dims`` entry (an int, or None: the same for every sample; nested
     tuples follow the inputs' structure), and each output gets the batch at ``out_dims``.
-    Vectorized: every operation runs once on the whole batch (its batch rule, ops.py).
+    Vectorized: every operation runs once on the whole batch (its row's batch rule).
     ``chunk_size``: run that many samples at a time.  ``randomness``: "error" (random
     functions inside raise), "same" (one draw shared by the batch) or "different"."""
     if randomness not in ("error", "different", "same"):

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed; `pip instal
                                             "to compare autograd_lab with PyTorch")
 
 import autograd_lab as al  # noqa: E402
-from autograd_lab import func  # noqa: E402
+from autograd_lab import func, vmap as batching  # noqa: E402
 
 from op_cases import CASES, error_of  # noqa: E402
 from test_engine_vs_torch import _torch_version as torch_version  # noqa: E402
@@ -18,11 +18,11 @@ from test_engine_vs_torch import _torch_version as torch_version  # noqa: E402
 B = 3
 
 # cases vmap does not batch here, and why: a data-dependent shape (torch refuses it too),
-# autograd.grad inside the function, or an in-place write (the cases after cross_entropy,
-# but the last).  (max(dim), binary_cross_entropy and cross_entropy check their numbers on
-# the whole batch at once: no per-sample loop.)
+# autograd.grad inside the function, or an in-place write (the cases after movedim, but
+# the last).  (max(dim), sort, gather, binary_cross_entropy and cross_entropy check or
+# read their numbers on the whole batch at once: no per-sample loop.)
 SKIP = {"index_mask", "relu_gradient"}
-BATCHED = [c for c in CASES[:[n for n, *_ in CASES].index("cross_entropy") + 1] + CASES[-1:]
+BATCHED = [c for c in CASES[:[n for n, *_ in CASES].index("movedim") + 1] + CASES[-1:]
            if c[0] not in SKIP]
 
 
@@ -47,14 +47,22 @@ def close(a, b):
     return np.allclose(a, b.detach().numpy(), equal_nan=True, atol=1e-10)
 
 
+@pytest.fixture
+def vectorized(monkeypatch):
+    """The fallback's warnings forgotten before the test, so that it would see one (the
+    test makes it an error: every op here has a batch rule)."""
+    monkeypatch.setattr(batching, "_warned", set())
+
+
 @pytest.mark.parametrize("name, fn, shapes, kind", BATCHED, ids=[c[0] for c in BATCHED])
-def test_every_batched_op_matches_torch_values_and_gradients(name, fn, shapes, kind):
+def test_every_batched_op_matches_torch_values_and_gradients(name, fn, shapes, kind, vectorized):
     arrays = batch_inputs(shapes, kind)
     ours = [al.tensor(a, dtype=al.float64) for a in arrays]
     theirs = [torch.tensor(a) for a in arrays]
     tfn = torch_version(fn)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)        # torch's .T deprecation
+        warnings.filterwarnings("error", message="There is a performance drop")
         y = func.vmap(fn)(*ours)
         ty = torch.func.vmap(tfn)(*theirs)
     assert y.shape == tuple(ty.shape) and close(y, ty)
@@ -63,6 +71,7 @@ def test_every_batched_op_matches_torch_values_and_gradients(name, fn, shapes, k
     argnums = tuple(range(len(shapes)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
+        warnings.filterwarnings("error", message="There is a performance drop")
         gs = func.vmap(func.grad(lambda *a: (fn(*a) * al.tensor(w)).sum(), argnums))(*ours)
         tgs = torch.func.vmap(torch.func.grad(lambda *a: (tfn(*a) * torch.tensor(w)).sum(),
                                               argnums))(*theirs)
@@ -82,6 +91,57 @@ def test_an_unbatched_input_broadcasts_as_torch(name, fn, shapes, kind):
     y = func.vmap(fn, in_dims=dims)(*[al.tensor(a, dtype=al.float64) for a in arrays])
     ty = torch.func.vmap(torch_version(fn), in_dims=dims)(*[torch.tensor(a) for a in arrays])
     assert close(y, ty)
+
+
+def _picking_cases():
+    """(name, function of one sample, input arrays, in_dims): gather, sort and the two
+    diagonals of al.diag, their batch elsewhere than in front, an index batched or not."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(B, 3, 4))
+    i = rng.integers(0, 4, (3, 2))
+    ib = rng.integers(0, 3, (B, 2, 4))
+    gather = lambda x, i: x.gather(1, i)            # noqa: E731
+    return [
+        ("gather, the index shared", gather, [x, i], (0, None)),
+        ("gather, only the index batched", gather, [x[0], np.moveaxis(rng.integers(0, 4, (B, 3, 2)), 0, 1)],
+         (None, 1)),
+        ("gather along 0, both batched elsewhere", lambda x, i: x.gather(0, i),
+         [np.moveaxis(x, 0, 2), ib], (2, 0)),
+        ("sort, descending, batch in the middle", lambda x: x.sort(0, descending=True),
+         [np.moveaxis(x, 0, 1)], 1),
+        ("sort, stable, ties", lambda x: x.sort(dim=-1, stable=True), [np.round(x * 2) / 2], 0),
+        ("diag_put above", lambda v: v.diag(1), [x[:, 0]], 0),
+        ("diag_put below, batch last", lambda v: v.diag(-2), [x[:, 0].T], 1),
+        ("diag_take", lambda m: m.diag(), [np.moveaxis(x, 0, 1)], 1),
+        ("diag_take above, batch last", lambda m: m.diag(2), [np.moveaxis(x, 0, 2)], 2),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_picking_cases())),
+                         ids=[c[0] for c in _picking_cases()])
+def test_gather_sort_and_diagonals_batch_as_torch(case, vectorized):
+    """Each has a batch rule (no per-sample loop, no warning): values, indices and the
+    gradients through grad match torch.func.vmap's."""
+    name, fn, arrays, dims = _picking_cases()[case]
+    ours = [al.tensor(a) for a in arrays]
+    theirs = [torch.tensor(a) for a in arrays]
+
+    def values(x, *rest):
+        out = fn(x, *rest)
+        return out[0] if isinstance(out, tuple) else out
+
+    def loss(x, *rest):
+        return (values(x, *rest) ** 2).sum()
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="There is a performance drop")
+        y, ty = func.vmap(fn, in_dims=dims)(*ours), torch.func.vmap(fn, in_dims=dims)(*theirs)
+        g = func.vmap(func.grad(loss), in_dims=dims)(*ours)
+        tg = torch.func.vmap(torch.func.grad(loss), in_dims=dims)(*theirs)
+    for a, b in zip(y if isinstance(y, tuple) else (y,), ty if isinstance(ty, tuple) else (ty,)):
+        assert a.shape == tuple(b.shape) and close(a, b)
+        assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]   # (sort's indices: int64)
+    assert g.shape == tuple(tg.shape) and close(g, tg)
 
 
 def test_nested_in_dims_and_out_dims_match_torch():

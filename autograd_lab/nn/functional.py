@@ -1,5 +1,5 @@
-"""``al.nn.functional``: activations and losses, each a row of the rules table (``ops.py``)
-or built from them, with torch's signatures and checks."""
+"""``al.nn.functional``: activations and losses, each a row of the rules table (``ops.py``,
+``layer_ops.py``, ``loss_ops.py``) or built from them, with torch's signatures and checks."""
 import warnings
 
 import numpy as np
@@ -9,7 +9,7 @@ from .. import ops as _ops
 from ..vmap import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
 from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t, wrap_dim as _wrap_dim
 from ..tensor import Tensor as _Tensor
-from . import layer_ops
+from . import layer_ops, loss_ops
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
@@ -83,7 +83,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _legacy(size_average, reduce)
     _checked("mse_loss", input, target, reduction)
     if weight is None:
-        return _ops.mse_loss(input, target, reduction=reduction)
+        return loss_ops.mse_loss(input, target, reduction=reduction)
     return _weighted_loss((input - target) ** 2, input, weight, reduction)
 
 
@@ -106,7 +106,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x = _numbers(input)                                      # (under vmap: every sample's)
     if x.size and not (np.all(x >= 0) and np.all(x <= 1)):    # (NaN fails too)
         raise RuntimeError("all elements of input should be between 0 and 1")
-    return _ops.binary_cross_entropy(input, target, weight=_constant(weight, input, "weight"),
+    return loss_ops.binary_cross_entropy(input, target, weight=_constant(weight, input, "weight"),
                                      reduction=reduction)
 
 
@@ -116,7 +116,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _legacy(size_average, reduce)
     _checked("binary_cross_entropy_with_logits", input, target, reduction,
              "Target size ({target}) must be the same as input size ({input})")
-    return _ops.binary_cross_entropy_with_logits(input, target, weight=_constant(weight, input, "weight"),
+    return loss_ops.binary_cross_entropy_with_logits(input, target, weight=_constant(weight, input, "weight"),
                                                  pos_weight=_constant(pos_weight, input, "pos_weight"),
                                                  reduction=reduction)
 
@@ -132,7 +132,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     numbers = _numbers(target).astype(np.int64, copy=False)
     _in_bounds(numbers, input.shape[1] if input.ndim > 1 else input.shape[0], ignore_index)
     t = target if _is_batched(target) else numbers
-    return _ops.nll_loss(input, t, weight=_constant(weight, input, "weight"),
+    return loss_ops.nll_loss(input, t, weight=_constant(weight, input, "weight"),
                          ignore_index=ignore_index, reduction=reduction)
 
 

@@ -1,0 +1,197 @@
+"""Rows of the rules table for nn's losses: mse_loss, binary_cross_entropy (with and
+without logits) and nll_loss.
+
+cross_entropy is log_softmax then nll_loss.  (They live beside ``ops.py`` and ``layer_ops.py``, built on the same
+:class:`~autograd_lab.recording.Op` and written with ops.py's operations.)
+
+Each loss is one row, as in torch (MseLossBackward0, ...): the forward reduces, and the
+rules spread the gradient of the reduced loss back over the entries -- the reduced loss
+is a sum (or a mean) of the entries' losses, so sum's own rules do the spreading.
+Weights, class indices and options are parameters: constants, never differentiated.
+"""
+import math
+
+import numpy as np
+
+from .. import dtypes, ops
+from ..ops import (abs, broadcast, clamp, exp, expand, log, log1p, mean, relu, reshape,
+                   sigmoid, sum, unsqueeze)
+from ..recording import Op
+from ..tensor import Tensor
+
+
+def _reduced(values, reduction):
+    if reduction == "none":
+        return values
+    return values.sum() if reduction == "sum" else values.mean()
+
+
+def _spread(g, per_entry, reduction, count=None):
+    """g (the gradient of the reduced loss) times each entry's derivative ``per_entry``:
+    a mean shares g among ``count`` entries (all of them unless given)."""
+    if reduction == "none":
+        return g * per_entry
+    g = sum.vjp[0](g, None, per_entry)        # a sum's VJP: g spread over every entry
+    if reduction == "mean":
+        g = g / (math.prod(per_entry.shape) if count is None else count)
+    return g * per_entry
+
+
+def _summed(t, per_entry, reduction, count=None):
+    """Forward mode: the tangent of the reduced loss from the entries' tangents."""
+    t = t * per_entry
+    if reduction == "none":
+        return t
+    t = sum.jvp[0](t, None, per_entry)        # a sum's JVP: the tangents added up
+    return t / (math.prod(per_entry.shape) if count is None else count) if reduction == "mean" else t
+
+
+def _batch_loss(op, n, x, t, reduction="mean", **params):
+    """A loss: the entries' losses (reduction="none"), reduced over each sample."""
+    per_entry = broadcast(op, n, x, t, reduction="none", **params)
+    if reduction == "none":
+        return per_entry
+    return ops.reduction(sum if reduction == "sum" else mean, n, per_entry)
+
+
+def _mse_forward(x, t, reduction="mean"):
+    if x.dtype.kind != "f":               # torch has no integer kernel
+        raise NotImplementedError(f'"mse_cpu" not implemented for \'{dtypes.scalar_type_name(x.dtype)}\'')
+    return _reduced((x - t) ** 2, reduction)
+
+
+mse_loss = Op("MseLossBackward0", _mse_forward,
+              vjp=(lambda g, y, x, t, reduction="mean": _spread(g, 2 * (x - t), reduction),
+                   lambda g, y, x, t, reduction="mean": _spread(g, 2 * (t - x), reduction)),
+              jvp=(lambda d, y, x, t, reduction="mean": _summed(d, 2 * (x - t), reduction),
+                   lambda d, y, x, t, reduction="mean": _summed(d, 2 * (t - x), reduction)),
+              promote=True, saves="inputs",
+              batch=_batch_loss)
+
+
+def _weighted(v, weight):
+    return v if weight is None else v * weight
+
+
+def _bce_forward(x, t, weight=None, reduction="mean"):
+    # log clamped at -100, as torch, so that a prediction of exactly 0 or 1 costs 100, not inf
+    loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+    return _reduced(loss if weight is None else loss * weight, reduction)
+
+
+binary_cross_entropy = Op(
+    "BinaryCrossEntropyBackward0", _bce_forward,
+    # d/dx = (x - t) / (x (1 - x)), its denominator kept from 0 as torch keeps it (1e-12)
+    vjp=(lambda g, y, x, t, weight=None, reduction="mean":
+         _spread(g, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
+         lambda g, y, x, t, weight=None, reduction="mean":
+         _spread(g, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
+    jvp=(lambda d, y, x, t, weight=None, reduction="mean":
+         _summed(d, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
+         lambda d, y, x, t, weight=None, reduction="mean":
+         _summed(d, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
+    promote=True, saves="inputs",
+    batch=_batch_loss)
+
+
+def _bce_logits_forward(x, t, weight=None, pos_weight=None, reduction="mean"):
+    # (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), softplus computed without overflow
+    scale = 1 if pos_weight is None else 1 + (pos_weight - 1) * t
+    return _reduced(_weighted((1 - t) * x + scale * np.logaddexp(0, -x), weight), reduction)
+
+
+def _softplus_of_minus(x):
+    return log1p(exp(-abs(x))) + relu(-x)
+
+
+def _bce_logits_dx(x, t, weight, pos_weight):
+    """d/dx: sigmoid(x) - t, or with pos_weight p: (1 + (p - 1) t) sigmoid(x) - p t."""
+    if pos_weight is None:
+        return _weighted(sigmoid(x) - t, weight)
+    return _weighted((1 + (pos_weight - 1) * t) * sigmoid(x) - pos_weight * t, weight)
+
+
+def _bce_logits_dt(x, t, weight, pos_weight):
+    """d/dt: -x, or with pos_weight p: (p - 1) softplus(-x) - x."""
+    if pos_weight is None:
+        return _weighted(-x, weight)
+    return _weighted((pos_weight - 1) * _softplus_of_minus(x) - x, weight)
+
+
+binary_cross_entropy_with_logits = Op(
+    "BinaryCrossEntropyWithLogitsBackward0", _bce_logits_forward,
+    vjp=(lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean":
+         _spread(g, _bce_logits_dx(x, t, weight, pos_weight), reduction),
+         lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean":
+         _spread(g, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
+    jvp=(lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
+         _summed(d, _bce_logits_dx(x, t, weight, pos_weight), reduction),
+         lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
+         _summed(d, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
+    promote=True, saves="inputs",
+    batch=_batch_loss)
+
+
+def nll_picks(shape, target, weight, ignore_index):
+    """(one-hot of the targets, shaped like the input; each target's weight, 0 where it is
+    ignore_index).  The classes are dimension 1 of the input (0 for a single sample)."""
+    classes = shape[1] if len(shape) > 1 else shape[0]
+    kept = target != ignore_index
+    safe = np.where(kept, target, 0)
+    onehot = np.moveaxis(np.arange(classes) == safe[..., None], -1, 1 if len(shape) > 1 else 0)
+    w = np.ones(target.shape) if weight is None else weight[safe]
+    return onehot, np.where(kept, w, 0.0)
+
+
+def _nll_forward(x, target, weight=None, ignore_index=-100, reduction="mean"):
+    onehot, w = nll_picks(x.shape, target, weight, ignore_index)
+    losses = -np.sum(np.where(onehot, x, 0), axis=1 if x.ndim > 1 else 0) * w
+    if reduction == "mean":                   # torch divides by the targets' total weight
+        return (losses.sum() / w.sum()).astype(x.dtype)
+    return _reduced(losses, reduction).astype(x.dtype)
+
+
+def _nll_per_entry(x, target, weight, ignore_index):
+    onehot, w = nll_picks(x.shape, target, weight, ignore_index)
+    dtype = x._data.dtype if isinstance(x, Tensor) else x.dtype
+    return onehot, (-w).astype(dtype), w.sum()
+
+
+def _nll_vjp(g, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
+    onehot, coef, total = _nll_per_entry(x, target, weight, ignore_index)
+    per_target = _spread(g, coef, reduction, total)
+    return unsqueeze(per_target, 1 - x.ndim if x.ndim > 1 else -1) * onehot
+
+
+def _nll_jvp(d, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
+    onehot, coef, total = _nll_per_entry(x, target, weight, ignore_index)
+    picked = sum(d * onehot, (1 - x.ndim if x.ndim > 1 else -1,), False)
+    return _summed(picked, coef, reduction, total)
+
+
+def _batch_nll(op, n, x, target, weight=None, ignore_index=-100, reduction="mean"):
+    """The batch's samples folded into the rows of one nll_loss with reduction="none";
+    each sample's losses then reduced on their own: a mean divides by the total weight
+    of that sample's targets (constants, read from the class indices)."""
+    t = target._data if isinstance(target, Tensor) else np.asarray(target)
+    sizes = np.broadcast_shapes(x.shape[:n], t.shape[:n])
+    x = expand(x, shape=sizes + x.shape[n:]) if x.shape[:n] != sizes else x
+    t = np.broadcast_to(t, sizes + t.shape[n:]).astype(np.int64)
+    own = x.shape[n:]
+    rows = reshape(x, shape=(-1,) + own[1:] if len(own) > 1 else (-1, own[0]))
+    flat_t = t.reshape((-1,) + t.shape[n + 1:] if len(own) > 1 else (-1,))
+    per_entry = op(rows, flat_t, weight=weight, ignore_index=ignore_index, reduction="none")
+    per_entry = reshape(per_entry, shape=sizes + t.shape[n:])
+    if reduction == "none":
+        return per_entry
+    total = ops.reduction(sum, n, per_entry) if per_entry.ndim > n else per_entry
+    if reduction == "sum":
+        return total
+    _, w = nll_picks(rows.shape, flat_t, weight, ignore_index)
+    return total / w.reshape(sizes + (-1,)).sum(-1).astype(x._data.dtype)
+
+
+# (the rule reads only the input's shape, but torch saves the input itself: so a write to
+# it before the backward is refused, and a second backward too, as in torch)
+nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs",
+              batch=_batch_nll)
