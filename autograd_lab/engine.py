@@ -11,7 +11,7 @@ the rest in three steps:
    a gradient to a node has a larger number than it.  The walk keeps the nodes that have
    received something in a heap and runs the one with the largest number next: all its
    senders have run by then, and its gradient is complete.  It calls the node's VJP rules
-   (``ops.py``) and sends one gradient along each edge.  No search of the graph comes
+   (its row of the rules table) and sends one gradient along each edge.  No search of the graph comes
    first, and nothing recurses, so a 100,000-op chain is just a long loop.
 3. **Commit** (:func:`commit`).  Only after the whole walk succeeded are ``.grad`` fields
    written and saved values freed, so an error leaves the graph and every ``.grad`` as
