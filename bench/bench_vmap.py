@@ -16,6 +16,11 @@ tutorial (conv 1 -> 8 -> 16 channels of 3 x 3, relu, max pooling, linear 2304 ->
 log_softmax and nll_loss against integer labels; ``functional_call`` on a batch of one
 sample), 32 images of 28 x 28.
 
+Two more lines put the MLP's goal in proportion: ``floor``, NumPy writing the answer
+alone (the per-sample gradients' numbers, 25 MB, into new memory, no model), which is
+the most loop / vmap can read on this machine; and, with torch installed, torch's own
+loop of ``torch.func.grad`` against ``torch.func.vmap``.
+
 Most of vmap's time on the MLP is writing the per-sample gradients of the first layer
 (64 x 784 x 128 numbers, 25 MB: one outer product per sample, a memory-bound write that
 torch.func does too); the loop's is Python: about 40 operations recorded and walked per
@@ -78,10 +83,27 @@ def ours(X, Y, params):
 
 
 def theirs(torch, X, Y, params):
+    """torch.func.vmap(grad), and torch's own loop of torch.func.grad over the samples."""
     tf = torch.nn.functional
     X, Y, params = torch.tensor(X), torch.tensor(Y), tuple(torch.tensor(p) for p in params)
     per_sample = torch.func.vmap(torch.func.grad(loss(tf), argnums=PARAMS), in_dims=IN_DIMS)
-    return lambda: per_sample(*params, X, Y)
+    one = torch.func.grad(loss(tf), argnums=PARAMS)
+
+    def loop():
+        rows = [one(*params, X[i], Y[i]) for i in range(SAMPLES)]
+        return [torch.stack([r[k] for r in rows]) for k in range(len(params))]
+    return (lambda: per_sample(*params, X, Y)), loop
+
+
+def floor(X):
+    """Only writing the answer, the floor under any vmap: the 64 per-sample gradients of
+    each parameter as NumPy writes them into new memory (an outer product per sample for
+    each weight, from made-up output gradients of the right shapes), no model at all."""
+    rng = np.random.default_rng(1)
+    g1, g2 = (rng.standard_normal((SAMPLES, n)).astype(np.float32) for n in (HIDDEN, N_OUT))
+    h = rng.standard_normal((SAMPLES, HIDDEN)).astype(np.float32)
+    return lambda: (np.einsum("si,sj->sij", X, g1), g1.copy(),
+                    np.einsum("si,sj->sij", h, g2), g2.copy())
 
 
 def compare(title, contestants, turns, torch):
@@ -99,6 +121,14 @@ def compare(title, contestants, turns, torch):
               f"goal <= 1.5x: {verdict(slower, 1.5)}")
     else:
         print("  (torch is not installed: no comparison with torch.func)")
+    for name, text in (("floor", "loop / floor    {:7.1f}x  (the most loop / vmap can read here: "
+                                 "any vmap writes the answer)"),
+                       ("torch loop", "torch's loop / torch.func {:.1f}x  (the same question "
+                                      "asked of torch)")):
+        if name in times:
+            base = "torch.func" if name == "torch loop" else name
+            top = "torch loop" if name == "torch loop" else "loop of grad"
+            print("  " + text.format(median_interval(turn_ratios(times, top, base))[1]))
 
 
 def checked(ours_fns, reference, agree):
@@ -182,9 +212,14 @@ def main(turns=15):
     if torch is not None:
         torch.set_num_threads(1)
     X, Y, params = data()
-    reference = theirs(torch, X, Y, params) if torch is not None else None
+    reference, torch_loop = theirs(torch, X, Y, params) if torch is not None else (None, None)
+    contestants = checked(ours(X, Y, params), reference, _agree)
+    contestants.append(("floor", floor(X)))
+    if torch_loop is not None:
+        _agree(contestants[0][1](), torch_loop(), "torch's loop and vmap disagree")
+        contestants.append(("torch loop", torch_loop))
     compare(f"per-sample gradients: MLP {N_IN} -> {HIDDEN} -> {N_OUT}, {SAMPLES} samples",
-            checked(ours(X, Y, params), reference, _agree), turns, torch)
+            contestants, turns, torch)
     compare(f"per-sample gradients: the tutorial's CNN (small), {CNN_SAMPLES} images 1 x 28 x 28",
             cnn_contestants(torch), turns, torch)
 
