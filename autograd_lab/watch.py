@@ -1,11 +1,12 @@
 """What users can watch during a backward walk: hooks, retain_grad, traces, anomaly mode.
 
-The walk (``engine.py``) calls in here only where something is watched: ``arrive`` at a
-node with hooks or a retained gradient (or while a :class:`trace_backward` block
-records), ``run_node`` for a node with hooks of its own (``grad_fn.register_prehook``,
-``grad_fn.register_hook``), ``accumulated`` once the .grads are written if a leaf's
-node has hooks waiting for that, ``sent`` per edge while tracing or in anomaly mode,
-``warn_where`` when a node's rules raise in anomaly mode.  A plain backward runs none of
+The walk (``engine.py``) calls in here only where something is watched: at a node with
+hooks or a retained gradient, and at every node while a :class:`trace_backward` block
+records or anomaly mode is on.  There ``arrive`` takes the gradient in, ``run_node``
+calls the node's rules with its own hooks around them (``grad_fn.register_prehook``,
+``grad_fn.register_hook``; in anomaly mode, ``warn_where`` if they raise) and ``sent``
+sees each gradient sent on; ``accumulated`` runs once the .grads are written if a leaf's
+node has hooks waiting for that.  A plain backward runs none of
 it.  The order is torch's: at a node, the hooks of its tensor, then retain_grad, then
 the node's pre-hooks, its rules, its hooks; at a leaf's node, its .grad is written (in
 autograd_lab: once the whole walk succeeded), then its post-accumulate-grad hooks, then
@@ -155,6 +156,7 @@ def run_node(node, g, plan, rules):
 
 
 def _run_node(node, hooks, g, plan, rules):
+    """run_node's work: pre-hooks, rules, hooks (only the rules if it has no hooks)."""
     if hooks is None or not (hooks.pre or hooks.post):
         return rules(node, g, plan)
     outputs = _call_pre(hooks, _outputs(g, plan), plan)
