@@ -357,3 +357,32 @@ def test_inference_mode_makes_inference_tensors_that_autograd_refuses_in_torchs_
         said.append((y.requires_grad, y.is_inference(), made.is_inference(), z.requires_grad, z.is_inference(),
                      error_of(lambda: (y * x).sum().backward()), lib.is_inference_mode_enabled()))
     assert said[0] == said[1]
+
+
+@pytest.mark.parametrize("returned", ["saved input", "input times one", "the gradient"])
+def test_a_grad_never_shares_memory_with_a_tensor_backward_returned(returned):
+    """backward may return a tensor the user still holds (here, the saved input itself):
+    torch's .grad is then a copy, so zeroing the .grad leaves the input as it was; a
+    gradient backward computed or was given is taken as it is, with the same numbers."""
+    def make(lib):
+        class Echo(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return {"saved input": x, "input times one": x * 1, "the gradient": g}[returned]
+        return Echo
+
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        make(lib).apply(x).sum().backward()
+        grad = x.grad.tolist()
+        with lib.no_grad():
+            x.grad.zero_()
+        results.append((grad, x.tolist()))
+    assert results[0] == results[1]

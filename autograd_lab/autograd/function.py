@@ -97,11 +97,16 @@ def _wrap(x):
     return x if isinstance(x, Tensor) or x is None else Tensor._make(np.asarray(x))
 
 
-def _unwrap_like(result, g):
-    """Return tensors when the engine works on tensors (create_graph), arrays otherwise."""
-    if isinstance(g, Tensor):
+def _unwrap_like(result, g, own=()):
+    """Return tensors when the engine works on tensors (create_graph), arrays otherwise.
+    An array ``backward`` returned may be one the user still holds (a saved input, say):
+    the walk gets a copy (torch clones what it cannot take over), so that no ``.grad``
+    shares memory with a tensor; a gradient it was given (``own``) it takes as it is."""
+    if isinstance(g, Tensor) or result is None:
         return result
-    return None if result is None else result._data
+    if any(result is t for t in own):
+        return result._data
+    return result._data.copy()
 
 
 class Function:
@@ -170,7 +175,7 @@ class Function:
                 raise RuntimeError(f"function {cls.__name__}Backward returned a gradient different "
                                    f"than None at position {i + 1}, but the corresponding forward "
                                    "input was not a Variable")
-        return [_unwrap_like(_wrap(r), g) for r in grads[:n]]
+        return [_unwrap_like(_wrap(r), g, own=grads_out) for r in grads[:n]]
 
 
 def _record(cls, ctx, args, outs):
