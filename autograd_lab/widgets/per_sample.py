@@ -12,7 +12,6 @@ import numpy as np
 from .. import viz
 from ..creation import tensor as _tensor
 from ..engine import grad as _grad
-from ..func import grad as _func_grad, vmap as _vmap
 from ..tensor import Tensor
 from ..tensor_functions import sigmoid as _sigmoid
 from . import _base as b
@@ -21,21 +20,20 @@ LIMIT = 1e6          # the largest |number| a reader may type (the view's slider
 SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
-def one_loss(W, x_i, y_i, b_i):
-    """ONE example's loss, as chapter 05 writes it for ``vmap``: W (1, n), x_i (n,), y_i and
-    b_i numbers."""
-    return ((y_i - _sigmoid(W @ x_i + b_i)) ** 2).sum()
-
-
 def gradients(W, x, y, bias, sample):
     """Everything the explorer shows, computed by autograd_lab for W (n,), x (B, n), y (B,)
     and bias (B,) (NumPy arrays of one float dtype) and the picked example:
 
     * ``losses`` from one forward pass of the batch, ``z`` and ``y_hat`` on the way;
-    * ``J`` (B, n), every per-sample gradient, from ``vmap(grad(one_loss))``;
+    * ``J`` (B, n), every per-sample gradient, from one batched backward pass with every
+      one-hot seed (``is_grads_batched=True``);
     * ``row`` and ``delta``: ``autograd.grad(losses, (W, b), grad_outputs=e_i)``, one backward
       pass with the one-hot seed of the picked example (``delta`` is ∂loss_i/∂b_i);
-    * ``total``: ``W.grad`` after ``losses.sum().backward()``, the sum of J's rows."""
+    * ``total``: ``W.grad`` after ``losses.sum().backward()``, the sum of J's rows.
+
+    All four walk the same graph, so row i of J is ``row`` to the bit.  (``vmap(grad(
+    one_loss))`` gives the same rows up to float32 rounding: it forms W·x_i in another
+    order; the tests compare them.)"""
     B, n = x.shape
     Wl = _tensor(W.reshape(1, n).copy(), requires_grad=True)
     bl = _tensor(bias.reshape(1, B).copy(), requires_grad=True)
@@ -44,10 +42,10 @@ def gradients(W, x, y, bias, sample):
     y_hat = _sigmoid(z)
     losses = (yt - y_hat) ** 2                                   # (1, B)
     seed = _tensor(b.one_hot((1, B), sample).astype(x.dtype))
+    seeds = _tensor(np.eye(B, dtype=x.dtype).reshape(B, 1, B))
+    (J,) = _grad(losses, Wl, grad_outputs=seeds, retain_graph=True, is_grads_batched=True)
     row, delta = _grad(losses, (Wl, bl), grad_outputs=seed, retain_graph=True)
     losses.sum().backward()
-    per_sample = _vmap(_func_grad(one_loss), in_dims=(None, 0, 0, 0))
-    J = per_sample(_tensor(W.reshape(1, n)), xt, _tensor(y), _tensor(bias))   # (B, 1, n)
     return SimpleNamespace(z=z._data.reshape(B), y_hat=y_hat._data.reshape(B),
                            losses=losses._data.reshape(B), J=J._data.reshape(B, n),
                            row=row._data.reshape(n), delta=float(delta._data.reshape(B)[sample]),
@@ -64,8 +62,8 @@ class PerSampleExplorer(b.Explorer):
     y and b with B entries (e.g. shaped (1, B)).  The view has a radio button per example,
     sliders and number boxes for the picked example's x_i and y_i and for the weights
     (shared by every example), and "reset".  In Jupyter every change runs autograd_lab
-    (``gradients``: a forward pass, ``vmap(grad(...))``, a backward with the one-hot seed,
-    ``losses.sum().backward()``); in the book's pages the view computes the same formula in
+    (``gradients``: a forward pass, a batched backward for J, a backward with the one-hot
+    seed, ``losses.sum().backward()``); in the book's pages the view computes the same formula in
     float32 arithmetic (per_sample.js), so every input can be changed there too.
 
     Set: ``.sample``, ``set_x(i, values)``, ``set_y(i, value)``, ``.W``, ``reset()``.  Read:
