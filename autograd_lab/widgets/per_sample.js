@@ -5,15 +5,23 @@
 const PER_SAMPLE_STYLE = `
 .al-per_sample fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
 .al-per_sample legend { padding: 0; margin: 0 0 2px; font-weight: 600; font-size: 13px; }
-.al-per_sample .al-picker { display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: center; }
-.al-per_sample .al-picker label { display: inline-flex; gap: 5px; align-items: center; cursor: pointer;
+.al-per_sample .al-top { display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: flex-end; }
+.al-per_sample .al-radios { display: flex; flex-wrap: wrap; gap: 2px 14px; align-items: center; }
+.al-per_sample .al-radios label { display: inline-flex; gap: 5px; align-items: center; cursor: pointer;
   min-height: 28px; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
-.al-per_sample input[type=radio] { width: 20px; height: 20px; margin: 2px; accent-color: var(--al-accent); }
+.al-per_sample input[type=radio] { width: 24px; height: 24px; margin: 1px; accent-color: var(--al-accent); }
 .al-per_sample input:focus-visible, .al-per_sample button:focus-visible {
   outline: 2px solid var(--al-accent); outline-offset: 2px; }
-.al-per_sample .al-groups { display: flex; flex-direction: column; gap: 8px; margin: 8px 0 0; }
-.al-per_sample .al-slider { grid-template-columns: 4.2em 1fr 5.6em; }
-.al-per_sample table.al-heat tr.al-picked td { box-shadow: 0 0 0 2px var(--al-accent); }
+.al-per_sample .al-groups { display: flex; flex-direction: column; gap: 8px; flex: 1 1 240px; max-width: 310px; }
+.al-per_sample .al-groups .al-controls { min-width: 0; }
+.al-per_sample .al-slider { grid-template-columns: 3.8em 1fr 5em; }
+.al-per_sample .al-chip { min-width: 2.2em; }
+.al-per_sample .al-ps-picture { flex: 1 1 300px; min-width: 0; }
+/* a phone: narrower cells, so the three weights fit beside their labels */
+@media (max-width: 480px) {
+  .al-per_sample table.al-heat td { min-width: 3.2em; padding: 0 2px; }
+  .al-per_sample table.al-heat th, .al-per_sample table.al-heat td.al-lead { padding: 0 2px; } }
+.al-per_sample table.al-heat tr.al-picked td:not(.al-lead) { box-shadow: 0 0 0 2px var(--al-accent); }
 .al-per_sample table.al-heat tr.al-picked th { color: var(--al-accent); font-weight: 700; }
 .al-per_sample .al-chip.al-one { border-color: var(--al-accent); font-weight: 700; }
 .al-per_sample .al-chip.al-zero { color: var(--al-muted); }
@@ -42,9 +50,8 @@ function render({model, el}) {
       const group = `al-ps${++AL_IDS}`;
       radios = spec.rows.map((_, i) => h("input", {type: "radio", name: group, value: String(i),
         "data-role": `sample-${i}`, onchange: () => ctx.send({set: "sample", value: i})}));
-      const picker = h("fieldset", {class: "al-picker", "data-role": "picker"},
-        h("legend", {text: "Pick an example:"}),
-        radios.map((r, i) => h("label", {}, r, `example ${i}`)));
+      const picker = h("fieldset", {"data-role": "picker"}, h("legend", {text: "Pick an example"}),
+        h("div", {class: "al-radios"}, radios.map((r, i) => h("label", {}, r, `example ${i}`))));
       const reset = buttonBar([["reset", "reset"]], () => ctx.send({do: "reset"}), "buttons");
       reset.el.style.margin = "0";
       reset.buttons.reset.title = "the chapter's x, y and W again";
@@ -62,12 +69,12 @@ function render({model, el}) {
         xControls.map((c) => c.el), yControl.el);
       const weights = h("fieldset", {class: "al-controls", "data-role": "weights"},
         h("legend", {text: "W, shared by every example"}), wControls.map((c) => c.el));
-      picture = h("div", {"data-role": "picture"});
+      picture = h("div", {class: "al-ps-picture", "data-role": "picture"});
       seedLine = h("p", {class: "al-readout al-mono", "data-role": "seed"});
       chain = h("p", {class: "al-chain al-mono", "data-role": "chain"});
       return h("div", {},
-        h("div", {class: "al-row", style: "align-items:center"}, picker, reset.el),
-        h("div", {class: "al-row"}, h("div", {class: "al-groups"}, inputs, weights), picture),
+        h("div", {class: "al-top"}, picker, reset.el),
+        h("div", {class: "al-row", style: "margin-top:8px"}, h("div", {class: "al-groups"}, inputs, weights), picture),
         seedLine, chain);
     },
     draw(state, ctx) {
@@ -108,9 +115,8 @@ function render({model, el}) {
         `→ autograd.grad(losses, W, e${si}) = row ${i} = ${fmtNested(state.row)}`);
       const b = flat(spec.b)[i];
       patch(chain,
-        `z${si} = W·x${si} + b${si} = ${fmt(state.z[i])}  (b${si} = ${fmt(b)})   ŷ${si} = σ(z${si}) = ${fmt(state.y_hat[i])}   ` +
-        `loss${si} = (y${si} − ŷ${si})² = ${fmt(state.losses[i])}\n`,
-        `δ${si} = 2(ŷ${si} − y${si})·ŷ${si}(1 − ŷ${si}) = ${fmt(state.delta)}   `,
+        `z${si} = W·x${si} + b${si} = ${fmt(state.z[i])} (b${si} = ${fmt(b)});  ŷ${si} = σ(z${si}) = ${fmt(state.y_hat[i])}\n` +
+        `loss${si} = (y${si} − ŷ${si})² = ${fmt(state.losses[i])};  δ${si} = 2(ŷ${si} − y${si})·ŷ${si}(1 − ŷ${si}) = ${fmt(state.delta)}\n`,
         h("b", {text: `row ${i} = δ${si}·x${si} = ${fmtNested(state.row)}`}));
     },
   });
