@@ -21,6 +21,7 @@ from test_browser import PHONE_CHECK, PHONES
 pytestmark = pytest.mark.browser
 CHAPTER = "05_reconstructing_the_jacobian"
 PAGE = f"book/{CHAPTER}.html"
+SUB = "₀₁₂₃₄₅₆₇₈₉"
 AXE_ME = ".al-x[data-kind=\"per_sample\"]"     # axe-core checks this explorer only
 
 
@@ -46,6 +47,9 @@ READ_VIEW = """el => {
     return {J: rows, e: rows.map((_, k) => text(`e-${k}`)), row: cells("row"), total: cells("total"),
             checked: rows.map((_, k) => el.querySelector(`[data-role="sample-${k}"]`).checked),
             x: Array.from(el.querySelectorAll('[data-role^="x-"] input[type=text]'), (i) => i.value),
+            labels: Array.from(el.querySelectorAll('[data-role^="x-"] label, [data-role="y"] label'), (l) => l.textContent),
+            boxes: Array.from(el.querySelectorAll('[data-role^="x-"] input[type=text], [data-role="y"] input[type=text]'),
+                              (b) => b.getAttribute("aria-label")),
             chain: text("chain"), status: text("status")};
 }"""
 
@@ -60,6 +64,9 @@ def check_view(view, ex, where):
     assert_numbers(drawn["row"], ex.row.numpy(), f"{where}, the picked row")
     assert_numbers(drawn["total"], ex.total.numpy(), f"{where}, the sum of the rows")
     assert_numbers(drawn["x"], ex.x.numpy()[i], f"{where}, x{i}")
+    names = [f"x{SUB[i]}[{k}]" for k in range(ex.n)] + [f"y{SUB[i]}"]
+    assert drawn["labels"] == names, f"{where}: {drawn['labels']}"
+    assert drawn["boxes"] == [f"{name} (type a number)" for name in names], f"{where}: {drawn['boxes']}"
     chain = drawn["chain"]
     assert f"row {i} = δ" in chain and al.viz.num(float(ex.losses.numpy()[i])) in chain, f"{where}: {chain!r}"
     assert (ex.error or "") in drawn["status"], f"{where}: {drawn['status']!r}, not {ex.error!r}"
@@ -122,25 +129,25 @@ def test_keys_clicks_and_odd_input_in_the_page_and_on_a_phone(chromium, book_ser
         check_view(view, ex, "on arrival")
         assert view.use(Control("click", "sample-0")) == 1
         view.locate("sample-0").focus()
-        for key, want in (("ArrowRight", 1), ("ArrowRight", 2)):
+        for key, want in (("ArrowRight", 1), ("ArrowRight", 2), ("ArrowRight", 3)):
             assert press(view, key) == 1
             ex._on_view(None, sent[-1], None)
             assert ex.sample == want
         check_view(view, ex, "after the arrow keys")
         focused = page.evaluate("""() => { const el = document.activeElement;
             return [el.dataset.role, el.matches(':focus-visible'), getComputedStyle(el).outlineStyle]; }""")
-        assert focused == ["sample-2", True, "solid"], focused
+        assert focused == ["sample-3", True, "solid"], focused
         assert view.use(Control("type", "x-0", "2.5")) == 1
         ex._on_view(None, sent[-1], None)
-        check_view(view, ex, "after x₂[0] = 2.5")
+        check_view(view, ex, "after x₃[0] = 2.5")
         drawn, count = view.root.evaluate(READ_VIEW), len(sent)
         field = view.locate("x-1").locator("input[type=text]")
         for text, words in (("", "the box is empty"), ("abc", 'could not read "abc"'),
                             ("1e7", "beyond ±1,000,000"), ("--2", "could not read")):
             field.fill(text)
             field.press("Enter")
-            assert words in view.locate("local").inner_text(), text
-            assert field.input_value() == "0.1", f"{text}: the box shows x₂[1] again"
+            assert f"x₃[1]: {words}" in view.locate("local").inner_text(), text
+            assert field.input_value() == "0.7", f"{text}: the box shows x₃[1] again"
         assert len(sent) == count
         for text in ("inf", "nan", "-inf"):
             frames = view.frames()
@@ -149,8 +156,8 @@ def test_keys_clicks_and_odd_input_in_the_page_and_on_a_phone(chromium, book_ser
             page.wait_for_function("([el, n]) => Number(el.dataset.frames) > n",
                                    arg=[view.root.element_handle(), frames])
             ex._on_view(None, sent[-1], None)
-            assert ex.error.startswith(f"x₂[1] = {text}: only finite numbers"), ex.error
-            assert field.input_value() == "0.1"
+            assert ex.error.startswith(f"x₃[1] = {text}: only finite numbers"), ex.error
+            assert field.input_value() == "0.7"
         now = view.root.evaluate(READ_VIEW)
         assert {k: now[k] for k in ("J", "row", "total", "x")} == {k: drawn[k] for k in ("J", "row", "total", "x")}
         assert ex.error in now["status"]

@@ -85,8 +85,8 @@ function render({model, el}) {
       radios.forEach((r, k) => { r.checked = k === i; });
       setText(inputsLegend, `Example ${i}: its inputs x${si} and target y${si}`);
       const x = flat(state.x), y = flat(state.y), W = flat(state.W);
-      xControls.forEach((c, k) => { relabel(c, `x${si}[${k}]`); c.show(x[i * spec.n + k]); });
-      relabel(yControl, `y${si}`);
+      xControls.forEach((c, k) => { c.relabel(`x${si}[${k}]`); c.show(x[i * spec.n + k]); });
+      yControl.relabel(`y${si}`);
       yControl.show(y[i]);
       wControls.forEach((c, k) => c.show(W[k]));
       const J = state.J.map((r) => r.map(num));
@@ -125,15 +125,6 @@ function render({model, el}) {
 // Subscript digits: x₂, loss₁₀.
 function sub(i) {
   return String(i).replace(/\d/g, (d) => "₀₁₂₃₄₅₆₇₈₉"[Number(d)]);
-}
-
-// A number control's label, for the example it edits now.
-function relabel(control, label) {
-  const l = control.el.querySelector("label");
-  if (l.textContent !== label) {
-    l.textContent = label;
-    control.box.setAttribute("aria-label", `${label} (type a number)`);
-  }
 }
 
 // -- the page's answer: the kernel's arithmetic, step by step -----------------------------------
