@@ -143,7 +143,7 @@ def test_keys_clicks_and_odd_input_in_the_page_and_on_a_phone(chromium, book_ser
         drawn, count = view.root.evaluate(READ_VIEW), len(sent)
         field = view.locate("x-1").locator("input[type=text]")
         for text, words in (("", "the box is empty"), ("abc", 'could not read "abc"'),
-                            ("1e7", "beyond ±1,000,000"), ("--2", "could not read")):
+                            ("1e7", "1e7 is beyond ±1,000,000"), ("--2", "could not read")):
             field.fill(text)
             field.press("Enter")
             assert f"x₃[1]: {words}" in view.locate("local").inner_text(), text
