@@ -142,7 +142,8 @@ MESSAGES = [{"set": "sample", "value": 0}, {"set": "x0", "value": [0.5, -1.25, 2
             {"set": "x0", "value": ["nan", 0, 0]}, {"set": "W", "value": [1, 1, 1e7]},
             {"set": "sample", "value": 3}, {"set": "x3", "value": [1e6, 0, 0]},
             {"set": "x3", "value": [-1e6, 3, 0]}, {"set": "y3", "value": "-inf"},
-            {"set": "sample", "value": 9}, {"do": "reset"}, {"set": "sample", "value": 1}]
+            {"set": "sample", "value": 9}, {"set": "W", "value": [1, 2]}, {"set": "y1", "value": [1, 2]},
+            {"set": "x1", "value": [1, 2, 3, 4]}, {"do": "reset"}, {"set": "sample", "value": 1}]
 
 
 def test_the_page_answers_every_message_as_the_kernel_does(tmp_path):

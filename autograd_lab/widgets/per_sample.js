@@ -200,13 +200,16 @@ function offline({spec, state}, msg) {
   } else if (name === "W") {
     const c = checked([].concat(msg.value), spec.cols, spec.limit);
     if (c.error) return refuse(c.error);
+    if (c.values.length !== spec.n) return refuse(`${spec.cols.join(", ")}: expected ${spec.n} numbers, got ${c.values.length}`);
     W = c.values.map(f);
   } else if (m && Number(m[2]) < spec.B) {
     const i = Number(m[2]);
     const names = m[1] === "x" ? spec.cols.map((_, k) => `x${sub(i)}[${k}]`) : [`y${sub(i)}`];
     const c = checked([].concat(msg.value), names, spec.limit);
     if (c.error) return refuse(c.error);
-    if (c.values.length !== names.length) return refuse(`${names.join(", ")}: expected ${names.length} numbers`);
+    if (c.values.length !== names.length) {
+      return refuse(`${names.join(", ")}: expected ${names.length} number${names.length > 1 ? "s" : ""}, got ${c.values.length}`);
+    }
     if (m[1] === "x") x[i] = c.values.map(f);
     else y[i] = f(c.values[0]);
   } else {
