@@ -80,6 +80,7 @@ BENCH = [
     (Book("04_grad_outputs", "explorer"), Control("type", "cell-0", "2")),
     (Book("05_reconstructing_the_jacobian", "explorer"),
      Control("click", 'css:[data-role="buttons"] button[data-key="all"]')),
+    (Book("05_reconstructing_the_jacobian", "picker", index=1), Control("arrow", "w-0", "ArrowRight")),
     (Book("05b_what_backward_keeps", "explorer"),
      Control("click", 'css:[data-role="predict"] button[data-key="error"]')),
     (EXPLORERS[2], Control("arrow", "seed-0", "ArrowRight")),

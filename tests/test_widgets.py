@@ -741,7 +741,13 @@ def all_explorers():
     return [widgets.SeedExplorer(mm, x_mm()), widgets.SeedExplorer(fn, W),
             widgets.WhereExplorer(X, Y), widgets.WhereExplorer([-1., 0., 1., 4.], Y, 0.5, sqrt_branch=True),
             widgets.JacobianExplorer(mm, x_mm()), widgets.GradOutputsExplorer(outer, x4()),
-            graph_explorer()[0]]
+            graph_explorer()[0], post003_per_sample()]
+
+
+def post003_per_sample():
+    """The per-sample explorer on post 003's two examples, the second picked."""
+    x, y_true, W, b = layer_inputs(seed=0)
+    return widgets.PerSampleExplorer(W, x, y_true, b, sample=1)
 
 
 def test_creating_an_explorer_prints_nothing(capsys):

@@ -4,7 +4,8 @@ They are live in Jupyter (the kernel computes with autograd_lab) and live in the
 pages (from numbers autograd_lab computed when the book was built).
 
 SeedExplorer (the seed of ``backward``), WhereExplorer (``where``'s mask and threshold),
-JacobianExplorer (the Jacobian row by row or in one batched pass), GradOutputsExplorer
+JacobianExplorer (the Jacobian row by row or in one batched pass), PerSampleExplorer (one
+example's row of that Jacobian: its per-sample gradient), GradOutputsExplorer
 (``grad_outputs`` of the output's full shape) and GraphExplorer (a small model's graph,
 with the gradient on every edge, as its parameters move).
 
@@ -21,10 +22,11 @@ from .inplace import InplaceExplorer
 from .seed import SeedExplorer
 from .where import WhereExplorer
 from .jacobian import JacobianExplorer
+from .per_sample import PerSampleExplorer
 
 __all__ = ["Explorer", "SeedExplorer", "WhereExplorer", "JacobianExplorer", "GradOutputsExplorer",
            "GraphExplorer", "parse_numbers"]
-__all__ += ["InplaceExplorer"]
+__all__ += ["InplaceExplorer", "PerSampleExplorer"]
 
 # the exercises' answer boxes (exercise.py: the widget; book_answers.py: the book's exercises)
 from .exercise import AnswerBox  # noqa: E402

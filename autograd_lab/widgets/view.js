@@ -355,6 +355,12 @@ function numberControl({label, value, min = -2, max = 2, step = 0.05, limit = 1e
   show(current);
   return {el, show, range, box, get value() { return current; },
     base(a, b) { lo = Number(a); hi = Number(b); fit(current); },
+    relabel(text) {                     // the same control for another number (its messages too)
+      if (text === label) return;
+      label = text;
+      el.querySelector("label").textContent = text;
+      box.setAttribute("aria-label", `${text} (type a number)`);
+    },
     set disabled(d) { range.disabled = d; box.disabled = d; }};
 }
 
