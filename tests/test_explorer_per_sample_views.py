@@ -162,6 +162,10 @@ def test_keys_clicks_and_odd_input_in_the_page_and_on_a_phone(chromium, book_ser
         assert {k: now[k] for k in ("J", "row", "total", "x")} == {k: drawn[k] for k in ("J", "row", "total", "x")}
         assert ex.error in now["status"]
         assert axe_violations(page, AXE_ME) == {}, "axe-core with the problem on show"
+        field.fill("abc")                  # a new problem: the older one is beside the point now
+        field.press("Enter")
+        assert 'could not read "abc"' in view.locate("local").inner_text()
+        assert "only finite numbers" not in view.locate("status").inner_text(), "two problems on show"
         for size in PHONES:
             page.set_viewport_size(size)
             page.wait_for_timeout(100)

@@ -420,7 +420,10 @@ function explorer({model, el, kind, build, draw, hostText}) {
   const ctx = {
     spec, page, root,
     send: (msg) => { if (local.firstChild) local.replaceChildren(); inflight(msg); },
-    problem: (text) => local.replaceChildren(h("div", {class: "al-problem"}, h("b", {text: "Problem: "}), text)),
+    problem: (text) => {          // (an older answer's problem or note is now beside the point)
+      status.replaceChildren();
+      local.replaceChildren(h("div", {class: "al-problem"}, h("b", {text: "Problem: "}), text));
+    },
   };
   const body = build(ctx);
   root.append(title, sub, body, local, status, host);
