@@ -11,8 +11,8 @@ the rest in three steps:
    a gradient to a node has a larger number than it.  The walk keeps the nodes that have
    received something in a heap and runs the one with the largest number next: all its
    senders have run by then, and its gradient is complete.  It calls the node's VJP rules
-   (its row of the rules table) and sends one gradient along each edge.  No search of the graph comes
-   first, and nothing recurses, so a 100,000-op chain is just a long loop.
+   (its row of the rules table) and sends one gradient along each edge.  No search of the
+   graph comes first, and nothing recurses, so a 100,000-op chain is just a long loop.
 3. **Commit** (:func:`commit`).  Only after the whole walk succeeded are ``.grad`` fields
    written and saved values freed, so an error leaves the graph and every ``.grad`` as
    they were.
@@ -39,10 +39,11 @@ def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate d(sum of seed * tensor)/d(leaf) into every leaf's ``.grad``."""
+    if inputs is not None and not as_tuple(inputs):     # (torch checks this first)
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if grad_tensors is None or isinstance(tensors, Tensor):
         grad_tensors = (grad_tensors,) * len(as_tuple(tensors))
-    pairs = enumerate(zip(as_tuple(tensors), as_tuple(grad_tensors)))
-    seeds = [make_seed(i, y, v, create_graph) for i, (y, v) in pairs]
+    seeds = make_seeds(as_tuple(tensors), as_tuple(grad_tensors), create_graph)
     run(as_tuple(tensors), seeds, inputs, retain_graph, create_graph, accumulate=True)
 
 
@@ -63,11 +64,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not x.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grad_outputs = as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
-                           f"grad_outputs for {len(outputs)} outputs")
-    pairs = enumerate(zip(outputs, grad_outputs))
-    seeds = [make_seed(i, y, v, create_graph, is_grads_batched) for i, (y, v) in pairs]
+    seeds = make_seeds(outputs, grad_outputs, create_graph, is_grads_batched)
+    if is_grads_batched and any(v is None for v in grad_outputs):
+        raise RuntimeError(IMPLICIT_BATCHED)    # (a scalar's 1 is no batch)
     found = run(outputs, seeds, inputs, retain_graph, create_graph, accumulate=False)
     result = []
     for i, (x, g) in enumerate(zip(inputs, found)):
@@ -82,15 +81,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+def make_seeds(outputs, grad_outputs, create_graph, batched=False):
+    """A seed per output (make_seed): as many seeds as outputs, or torch's words."""
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
+    pairs = enumerate(zip(outputs, grad_outputs))
+    return [make_seed(i, y, v, create_graph, batched) for i, (y, v) in pairs]
+
+
 def make_seed(i, y, v, create_graph, batched=False):
     """Output ``y``'s seed ``v`` (the i-th) as dL/dy of y's shape (a scalar's may be left
     out: 1); with ``batched``, a batch of them along a first dimension."""
     if not isinstance(y, Tensor):
         raise TypeError(f"outputs[{i}] is a {type(y).__name__}, not a Tensor")
-    if v is None and (batched or y._data.size != 1 and y.requires_grad):
-        scalar = y._data.size == 1 or not y.requires_grad
-        raise RuntimeError(IMPLICIT_BATCHED if scalar else IMPLICIT.format(tuple(y.shape)))
-    if v is None:                       # a scalar's seed: 1 (no grad needed? see Plan)
+    if v is None and y._data.size != 1 and y.requires_grad:
+        raise RuntimeError(IMPLICIT.format(tuple(y.shape)))
+    if v is None:                       # ones (and for y that needs no grad: Plan refuses it)
         v = np.ones_like(y._data)
     if not isinstance(v, (Tensor, np.ndarray, int, float)):
         raise TypeError(NOT_A_SEED.format(type(v).__name__))
@@ -117,7 +123,7 @@ def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         commit(plan, ran, create_graph if retain_graph is None else retain_graph)
     finally:
         state.grad_enabled = grad_mode
-    return None if inputs is None else plan.results()
+    return None if accumulate else plan.results()
 
 
 def walk(sends, plan):
@@ -183,8 +189,6 @@ class Plan:
 
     def aim(self, inputs):
         """Deliver at the nodes of ``inputs`` only, and run only the nodes leading there."""
-        if not inputs:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         self.inputs = inputs
         if self.accumulate:             # as torch, one by one and even if the walk fails: a
             for x in inputs:            # non-leaf asked about retains its gradient (later too)
@@ -215,12 +219,10 @@ class Plan:
     def results(self):
         """grad()'s answer: per input, its gradient or None."""
         found = [self.delivered.get(edge(x)) for x in self.inputs]
-        return [None if g is None else self.owned(g) for g in found]
+        return [g if g is None or isinstance(g, Tensor) else self.owned(g) for g in found]
 
     def owned(self, g):
-        """A gradient as a tensor its new holder may keep: see the class's note."""
-        if isinstance(g, Tensor):
-            return g
+        """A gradient array as a tensor its new holder may keep: see the class's note."""
         if g.base is not None or id(g) in self.taken:
             g = g.copy()
         self.taken.add(id(g))
@@ -250,16 +252,13 @@ def vjp(node, g, plan):
         args, y = node.saved(plan.create_graph)
         g = Tensor._make(g) if plan.create_graph and not isinstance(g, Tensor) else g
     op, params, lead = node.op, node.params, g.ndim - node.out.ndim
-    if op.vjp_all is not None:          # one rule for all inputs (cat, user Functions)
-        grads = op.vjp_all(g, y, *args, **params)
+    every = op.vjp_all and op.vjp_all(g, y, *args, **params)  # (cat, Functions: all at once)
     sends = []
     for i, child in enumerate(node.next):
         if child is None or (plan.needed is not None and child not in plan.needed):
             continue
-        if op.vjp_all is None:          # one rule per input: run only the ones wanted
-            r = op.vjp[i](g, y, *args, **params) if op.vjp[i] is not None else None
-        else:
-            r = grads[i] if i < len(grads) else None
+        # input i's rule (if it has one), run only for an input that takes a gradient
+        r = every[i] if every else op.vjp[i] and op.vjp[i](g, y, *args, **params)
         if r is None:
             continue
         a = node.args[i]                # (a tensor, or its array: see recording.shed)
@@ -304,7 +303,7 @@ def commit(plan, ran, retain_graph):
     all written, so that one that does not fit leaves every .grad as it was), and free
     what the rules of the nodes that ran read, unless the graph is retained."""
     writes = [(node.variable, g, not plan.create_graph) for node, g in plan.delivered.items()
-              if plan.accumulate and node.op is None]     # a leaf's, in place unless recorded
+              if node.op is None] if plan.accumulate else []  # a leaf's: in place unless recorded
     writes += [(t, g, False) for t, g in plan.retained]   # (and backward(inputs=[t]) retains t)
     for t, g, in_place in writes:
         if t._grad is not None and t._grad._data.shape != g.shape:
@@ -318,9 +317,10 @@ def commit(plan, ran, retain_graph):
             np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")   # create_graph recorded
     if plan.accumulated:                # hooks waiting for a leaf's .grad (watch.py)
         watch.accumulated(plan.accumulated)
-    for node in () if retain_graph else ran:
-        if node.op.saves:               # the node is freed from now on (Node.freed)
-            node.args = node.arrays = None
+    if not retain_graph:
+        for node in ran:
+            if node.op.saves:           # the node is freed from now on (Node.freed)
+                node.args = node.arrays = None
 
 
 def check_fits(t, g, in_place):

@@ -2,8 +2,9 @@
 
 An :class:`Op` is one row of the rules table (``ops.py``, and the shell's own rows, as in
 ``tensor_ops.py``): a NumPy forward, a vector-Jacobian product (VJP) rule per input and
-a Jacobian-vector product (JVP) rule per input.  Calling it on tensors runs the forward and, when some input requires grad,
-attaches a :class:`Node` to the result -- the result's ``grad_fn``.  The node keeps what
+a Jacobian-vector product (JVP) rule per input.  Calling it on tensors runs the forward
+and, when some input requires grad, attaches a :class:`Node` to the result -- the
+result's ``grad_fn``.  The node keeps what
 the backward walk in ``engine.py`` needs: the inputs and the output (or, for big values
 its rules never read, stand-ins of the same shape), and edges (``node.next``) to the
 nodes that produced the inputs.

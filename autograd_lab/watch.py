@@ -4,10 +4,10 @@ The walk (``engine.py``) calls in here only where something is watched: at a nod
 hooks or a retained gradient, and at every node while a :class:`trace_backward` block
 records or anomaly mode is on.  There ``arrive`` takes the gradient in, ``run_node``
 calls the node's rules with its own hooks around them (``grad_fn.register_prehook``,
-``grad_fn.register_hook``; in anomaly mode, ``warn_where`` if they raise) and ``sent``
-sees each gradient sent on; ``accumulated`` runs once the .grads are written if a leaf's
-node has hooks waiting for that.  A plain backward runs none of
-it.  The order is torch's: at a node, the hooks of its tensor, then retain_grad, then
+``grad_fn.register_hook``) and ``sent`` sees each gradient sent on; ``accumulated`` runs
+once the .grads are written if a leaf's node has hooks waiting for that.  In anomaly
+mode, a node whose rules or hooks raise says where it was recorded (``warn_where``).
+A plain backward runs none of it.  The order is torch's: at a node, the hooks of its tensor, then retain_grad, then
 the node's pre-hooks, its rules, its hooks; at a leaf's node, its .grad is written (in
 autograd_lab: once the whole walk succeeded), then its post-accumulate-grad hooks, then
 the node's hooks.
@@ -72,6 +72,10 @@ class RemovableHandle:
 
 
 def arrive(node, g, plan):
+    return _blamed(_arrive, node, g, plan)
+
+
+def _arrive(node, g, plan):
     """The gradient complete at a node: its tensor's hooks see it (and may replace it), a
     trace records it, a retained gradient keeps it (``plan.retained``, for the commit).
     A leaf's node that the walk executes runs its pre-hooks here, as the .grad it writes
@@ -127,17 +131,21 @@ def accumulated(waiting):
     (``grad_inputs`` is empty: the node sends nothing on; ``grad_outputs`` holds the
     gradient, None if a pre-hook let nothing through)."""
     for node, g, was_none in waiting:
-        hooks = node.hooks
-        if was_none:
-            node.variable._grad = None
-        for hook in list(hooks.accumulated.values()):
-            hook(node.variable)
-        if hooks.post:
-            outputs = (None if g is None else g if isinstance(g, Tensor) else Tensor._make(g),)
-            for hook in list(hooks.post.values()):
-                out = hook((), outputs)
-                if out is not None:
-                    _replacement(hook, out, ())
+        _blamed(_accumulated, node, g, was_none)
+
+
+def _accumulated(node, g, was_none):
+    hooks = node.hooks
+    if was_none:
+        node.variable._grad = None
+    for hook in list(hooks.accumulated.values()):
+        hook(node.variable)
+    if hooks.post:
+        outputs = (None if g is None else g if isinstance(g, Tensor) else Tensor._make(g),)
+        for hook in list(hooks.post.values()):
+            out = hook((), outputs)
+            if out is not None:
+                _replacement(hook, out, ())
 
 
 def run_node(node, g, plan, rules):
@@ -145,18 +153,11 @@ def run_node(node, g, plan, rules):
     has any, see (and may replace) the gradient of its output, the rules run on what they
     leave, and its hooks see what the rules send to each input (``grad_inputs``, one per
     entry of ``next_functions``, None where nothing is sent) and may replace it."""
+    return _blamed(_run_node, node, g, plan, rules)
+
+
+def _run_node(node, g, plan, rules):
     hooks = node.hooks
-    if state.anomaly:                   # say where a node whose rules raise was recorded
-        try:
-            return _run_node(node, hooks, g, plan, rules)
-        except Exception:
-            warn_where(node)
-            raise
-    return _run_node(node, hooks, g, plan, rules)
-
-
-def _run_node(node, hooks, g, plan, rules):
-    """run_node's work: pre-hooks, rules, hooks (only the rules if it has no hooks)."""
     if hooks is None or not (hooks.pre or hooks.post):
         return rules(node, g, plan)
     outputs = _call_pre(hooks, _outputs(g, plan), plan)
@@ -318,13 +319,25 @@ def sent(node, i, child, r):
         tracers[-1].steps[-1].sent.append((i, child, _snapshot(r)))
 
 
+def _blamed(step, node, *args):
+    """``step(node, *args)``: a node's rules or hooks.  In anomaly mode, if they raise,
+    first say where the node was recorded (torch's "Error detected in ...")."""
+    if not state.anomaly:
+        return step(node, *args)
+    try:
+        return step(node, *args)
+    except Exception:
+        warn_where(node)
+        raise
+
+
 def warn_where(node):
-    """A node's rules raised in anomaly mode: say where the node was recorded."""
-    trace = node.__dict__.get("trace")
+    """A node's rules or hooks raised in anomaly mode: say where the node was recorded."""
+    trace = getattr(node, "trace", None)      # (a leaf's node has none)
     where = ("No forward pass information available. Enable detect anomaly during forward pass "
              "for more information." if trace is None else
              f"Traceback of forward call that caused the error:\n{trace}")
-    warnings.warn(f"Error detected in {node.name().split('::')[-1]}. {where}", stacklevel=user_level())
+    warnings.warn(f"Error detected in {node.name()}. {where}", stacklevel=user_level())
 
 
 def _has_nan(r):

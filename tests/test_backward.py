@@ -781,6 +781,33 @@ def test_backward_arguments_are_checked_like_torch():
         al.autograd.grad((x * 2).sum(), ())
 
 
+@pytest.mark.parametrize("call", [
+    lambda x: al.autograd.backward([al.tensor([1.0, 2.0]) * 2], inputs=[]),   # no grad_fn
+    lambda x: al.autograd.backward(["not a tensor"], inputs=[]),
+    lambda x: al.autograd.backward([(x * 2).sum()], [al.ones(3)], inputs=()),  # a bad seed
+    lambda x: (x * 3).backward(inputs=[]),                                      # no seed
+])
+def test_empty_inputs_is_the_first_thing_backward_refuses(call):
+    """As torch: an empty ``inputs=`` is named before anything about the tensors or seeds."""
+    with pytest.raises(RuntimeError, match="^`inputs` argument to `backward\\(\\)` cannot be empty.$"):
+        call(leaf([1.0, 2.0]))
+
+
+def test_fewer_seeds_than_tensors_is_an_error_not_a_dropped_tensor():
+    """backward([y, z], [v]) would otherwise send no seed to z (zip stops early): torch
+    refuses it in these words, for grad() too, and no .grad is written."""
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    z = y * 3
+    for call in (lambda: al.autograd.backward([y, z], [al.ones(2)], retain_graph=True),
+                 lambda: al.autograd.grad([y, z], x, [al.ones(2)], retain_graph=True)):
+        with pytest.raises(RuntimeError, match="^got 2 tensors and 1 gradients$"):
+            call()
+    assert x.grad is None
+    al.autograd.backward([y, z], [al.ones(2), al.ones(2)])
+    assert x.grad.tolist() == [8.0, 8.0]
+
+
 def test_no_grad_works_as_a_bare_decorator():
     @al.no_grad
     def double(t):

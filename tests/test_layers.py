@@ -174,7 +174,7 @@ def backward_path(program):
 
     def record(frame, event, arg):
         code = frame.f_code
-        inner = code.co_name in ("<listcomp>", "<genexpr>", "<setcomp>", "<dictcomp>")
+        inner = code.co_name.endswith("comp>") or code.co_name == "<genexpr>"
         if event == "call" and str(PACKAGE) in code.co_filename and not inner:
             ran[code] = len(code_lines(inspect.getsourcelines(code)[0]))
 

@@ -420,8 +420,8 @@ function explorer({model, el, kind, build, draw, hostText}) {
   const ctx = {
     spec, page, root,
     send: (msg) => { if (local.firstChild) local.replaceChildren(); inflight(msg); },
-    problem: (text) => {          // (an older answer's problem or note is now beside the point)
-      status.replaceChildren();
+    problem: (text) => {          // (an older answer's problem is now beside the point)
+      for (const old of status.querySelectorAll(".al-problem")) old.remove();
       local.replaceChildren(h("div", {class: "al-problem"}, h("b", {text: "Problem: "}), text));
     },
   };
