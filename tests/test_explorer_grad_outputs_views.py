@@ -115,6 +115,15 @@ def test_the_page_refuses_text_that_is_not_a_seed_and_keeps_its_numbers(chromium
             assert message.startswith("Problem: y[0,0]: ") and "type one number" in message, message
             assert "write e.g." not in message and cell.input_value() == "1"      # the seed is diagonal
         assert view.numbers("grad") == ["2.", "4.", "6.", "8."]
+        status = view.root.locator('[data-role="status"]')
+        box.fill(str([[0] * 4] * 4))             # a seed of zeros: the view notes what it means
+        box.press("Enter")
+        page.wait_for_timeout(100)
+        assert "The seed is all zeros" in status.inner_text()
+        cell.fill("abc")                          # a refused box: a problem beside the note,
+        cell.press("Enter")                       # which still describes the numbers shown
+        assert "type one number" in local.inner_text()
+        assert "The seed is all zeros" in status.inner_text()
         host = view.root.locator('[data-role="host"]').inner_text()
         assert "vec(seed)ᵀ J" in host and "linear in grad_outputs" in host
         assert axe_violations(page, ".al-x") == {}, "axe-core (WCAG 2.1 A/AA) in the state reached"
