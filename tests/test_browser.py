@@ -442,7 +442,8 @@ def test_pasting_the_first_words_of_each_message_finds_its_entry(browser, book_s
         context.close()
 
 
-# A phone: nothing scrolls sideways, no explorer is cut at the column's edge (wide tables
+# A phone: nothing scrolls sideways, no name in a table breaks mid-word (chapter 06's
+# rules table turns into cards), no explorer is cut at the column's edge (wide tables
 # and the graph scroll inside their own box), every control of an explorer is a target of
 # 24 x 24 px at least, and the graph's numbers are drawn at 11 px or more.
 PHONES = [{"width": 390, "height": 844}, {"width": 360, "height": 740}]
@@ -451,6 +452,13 @@ PHONE_CHECK = """() => {
     const doc = document.documentElement;
     if (doc.scrollWidth > window.innerWidth + 1)
         found.push(`the page is ${doc.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    for (const c of document.querySelectorAll('table code')) {   // a name breaks only if longer
+        const name = c.textContent;                                 // than a phone's line
+        if (!/\\s/.test(name) && name.length <= 24 && c.getClientRects().length > 1) {
+            found.push(`${name} breaks across lines in a table`);
+            break;
+        }
+    }
     for (const x of document.querySelectorAll('.al-x')) {
         const box = x.getBoundingClientRect();
         if (box.left < -1 || box.right > window.innerWidth + 1)
