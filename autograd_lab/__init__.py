@@ -14,7 +14,8 @@ each op's forward, VJP and JVP), ``engine.py`` (the backward walk) and ``inplace
 (below the tensor), ``checks`` and ``watch`` (hooks and traces: between the tensor and
 the walk).  The shell, built on the core's public
 names: ``creation``, ``devices``, ``tensor_ops`` (the rules of torch's other tensor
-functions: softmax, gather, sort, ...), ``tensor_functions`` (the ``al.*`` functions),
+functions: softmax, gather, sort, ...), ``einsum_ops`` (``al.einsum``),
+``tensor_functions`` (the ``al.*`` functions),
 ``methods`` (Tensor's methods, installed last), ``func``, ``autograd/``, ``nn/``,
 ``optim``, ``utils`` (datasets and loaders), ``viz`` (pictures) and ``widgets`` (explorers).
 """
@@ -26,7 +27,7 @@ from .creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTe
                        randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .devices import accelerator, cuda, device, get_default_device, set_default_device
 from .tensor_functions import (abs, add, all, allclose, amax, any, argmax, cat, ceil, clamp, clip, concat,
-                        concatenate, cond, cos, diag, div, dot, equal, exp, floor, is_tensor,
+                        concatenate, cond, cos, diag, div, dot, einsum, equal, exp, floor, is_tensor,
                         isfinite, isinf, isnan, log, log1p, log_softmax, logical_and, logical_not,
                         logical_or, matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg,
                         negative, norm, numel, outer, permute, pow, relu, reshape, round,

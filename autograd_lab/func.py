@@ -24,6 +24,7 @@ transform opens a level of its own, and a tangent of an inner level carries the 
 levels' tangents (``forward_levels.py``).  Reverse over forward (``jacrev(jacfwd(f))``)
 raises: the outermost level's tangents are plain arrays, outside every graph.
 """
+import functools
 import math
 
 import numpy as np
@@ -291,6 +292,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            f"also must be. Got {len(primals)} primals and tangents {n}.")
     if not primals:
         raise RuntimeError(f"{where}: Expected primals to contain at least one Tensor.")
+    if any(isinstance(p, (dict, tuple, list)) for p in primals):
+        return _flattened_jvp(func, primals, tangents, strict=strict, has_aux=has_aux)
     for p in primals + tangents:
         if not isinstance(p, Tensor):
             raise RuntimeError(f"{where}: Expected primals to only contain Tensors, got {type(p)}")
@@ -309,10 +312,34 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     return result + (aux,) if has_aux else result
 
 
+def _rebuilt(trees, leaves):
+    """``trees`` (dicts, tuples and lists of tensors) with their leaves, in order, replaced."""
+    it = iter(leaves)
+    return tuple(_tree_map(lambda _: next(it), t) for t in trees)
+
+
+def _flattened_jvp(func, primals, tangents, **options):
+    """jvp of primals that are dicts, tuples or lists of tensors (as a model's parameters
+    are): one primal per leaf, the tangents' leaves beside them."""
+    flat_p, flat_t = [_leaves(p) for p in primals], [_leaves(t) for t in tangents]
+    if [len(p) for p in flat_p] != [len(t) for t in flat_t]:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the "
+                           f"same python structure. Got primals {_structure(primals)} and "
+                           f"tangents {_structure(tangents)}.")
+    return jvp(lambda *leaves: func(*_rebuilt(primals, leaves)), tuple(sum(flat_p, [])),
+               tuple(sum(flat_t, [])), **options)
+
+
 def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: record ``func`` once; each ``vjp_fn(cotangents)`` is
-    one backward walk returning ``cotangentsᵀ J``, one tensor per primal (a tuple)."""
+    one backward walk returning ``cotangentsᵀ J``, one gradient per primal (a tuple; a
+    primal that is a dict, tuple or list of tensors gets one of the same shape)."""
     where = "vjp(f, *primals)"
+    if any(isinstance(p, (dict, tuple, list)) for p in primals):
+        flat = [leaf for p in primals for leaf in _leaves(p)]
+        res = vjp(lambda *leaves: func(*_rebuilt(primals, leaves)), *flat, has_aux=has_aux)
+        pullback = res[1]
+        return (res[0], lambda cotangents: _rebuilt(primals, pullback(cotangents))) + res[2:]
     for p in primals:
         if not isinstance(p, Tensor):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(p)}")
@@ -354,6 +381,8 @@ def vjp(func, *primals, has_aux=False):
 def _structure(x):
     if isinstance(x, (tuple, list)):
         return "(" + ", ".join(_structure(e) for e in x) + ")"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {_structure(v)}" for k, v in x.items()) + "}"
     return "*"
 
 
@@ -433,6 +462,53 @@ def _basis(tensors):
     return chunks, sizes
 
 
+def _over_leaves(jacobian):
+    """jacrev / jacfwd for arguments that are dicts, tuples or lists of tensors (a model's
+    parameters, as torch.func takes them): the Jacobian with respect to each leaf, put
+    back in the argument's shape.  Plain tensor arguments go straight through."""
+    def transform(func, argnums=0, has_aux=False, **options):
+        plain = jacobian(func, argnums, has_aux=has_aux, **options)
+
+        def wrapper(*args):
+            nums = (argnums,) if isinstance(argnums, int) else argnums
+            if not all(isinstance(a, int) and -len(args) <= a < len(args) for a in nums) or \
+                    not any(isinstance(args[a], (dict, tuple, list)) for a in nums):
+                return plain(*args)       # (plain tensors, or argnums for its own refusal)
+            nums = [a % len(args) for a in nums]
+            spread, where = [], {}        # the arguments with each chosen one's leaves spread
+            for i, a in enumerate(args):
+                where[i] = (len(spread), len(_leaves(a)) if i in nums else None)
+                spread += _leaves(a) if i in nums else [a]
+
+            shape = []                    # the output's nest, seen at the call
+
+            def of_leaves(*flat):
+                res = func(*[_rebuilt([a], flat[k:k + n])[0] if n is not None else flat[k]
+                             for a, (k, n) in zip(args, where.values())])
+                out = res[0] if has_aux and isinstance(res, tuple) and len(res) == 2 else res
+                shape.append(out)
+                leaves = tuple(_leaves(out))
+                return (leaves, res[1]) if out is not res else leaves
+            positions = tuple(k + j for a in nums for k, n in [where[a]] for j in range(n))
+            res = jacobian(of_leaves, positions, has_aux=has_aux, **options)(*spread)
+            jac = res[0] if has_aux else res
+
+            def regroup(row):             # one output's Jacobians, leaf by leaf: per argument
+                per_arg, start = [], 0
+                for a in nums:
+                    n = where[a][1]
+                    per_arg.append(_rebuilt([args[a]], row[start:start + n])[0])
+                    start += n
+                return per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
+            out = _rebuilt([shape[0]], [regroup(row) for row in jac])[0]
+            return (out, res[1]) if has_aux else out
+        wrapper._al_internal = True
+        return wrapper
+    functools.update_wrapper(transform, jacobian)
+    return transform
+
+
+@_over_leaves
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     """The Jacobian by reverse mode: one forward pass, then ONE backward walk carrying
     every one-hot seed at once (``is_grads_batched``).  Shape ``out.shape + arg.shape``;
@@ -466,6 +542,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     return wrapper
 
 
+@_over_leaves
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian by forward mode: ONE forward pass carrying a batch of one-hot
     tangents, one per input entry (the columns of J).  Cheaper than ``jacrev`` when the
@@ -552,12 +629,17 @@ def _batched_grad_and_value(func, argnums, has_aux, args):
 
 
 def _batched_jvp(func, primals, tangents, has_aux):
-    """jvp inside vmap: the primals batched over their levels, the tangents also over the
-    levels only they have (vmap over the tangents: jacfwd's basis), those in front as one
-    batch of tangents carried by one forward pass."""
+    """jvp inside vmap: one forward pass over the live levels, the tangents carrying the
+    innermost one in front when only they have it (vmap over the tangents: jacfwd's basis)."""
     where = "jvp(f, primals, tangents)"
-    levels = batching.levels_of(*primals)
-    extra = tuple(lvl for lvl in batching.levels_of(*tangents) if lvl not in levels)
+    # the innermost level, when only the tangents have it (jacfwd's basis), rides in front
+    # of the tangents: one forward pass for all of them.  Every other live level is the
+    # primals' too (as broadcast views): the function may read tensors batched over it
+    # (vmap(jacfwd(f), (None, 0)), NTK-vector products), and its outputs may have it
+    live = batching.levels()
+    mine = batching.levels_of(*primals)
+    extra = live[-1:] if live[-1] not in mine and live[-1] in batching.levels_of(*tangents) else ()
+    levels = tuple(lvl for lvl in live if lvl not in extra)
     phys = [batching.physical(p, levels) for p in primals]
     if extra:
         fronts = [batching.in_front(t, extra, levels) for t in tangents]

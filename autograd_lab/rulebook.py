@@ -1,7 +1,7 @@
 """The rules table as a reader sees it: every operation with its forward, VJP and JVP
 rules, read from the source itself so the book's table cannot drift from the code.  The
-core's rows in ``ops.py`` come first, then the shell's (``tensor_ops.py``, and
-``nn/loss_ops.py`` for the losses).
+core's rows in ``ops.py`` come first, then the shell's (``tensor_ops.py``,
+``einsum_ops.py``, and ``nn/loss_ops.py`` for the losses).
 
     >>> from autograd_lab import rulebook
     >>> rulebook.rule("where").vjp
@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops, tensor_ops
+from . import einsum_ops, ops, tensor_ops
 from .nn import loss_ops
 from .recording import Op
 
-MODULES = (ops, tensor_ops, loss_ops)    # where the table's rows live, the core's first
+MODULES = (ops, tensor_ops, einsum_ops, loss_ops)    # where the table's rows live, the core's first
 
 
 @dataclass(frozen=True)

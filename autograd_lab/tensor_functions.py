@@ -4,7 +4,7 @@ import functools
 
 import numpy as np
 
-from . import dtypes, ops, tensor_ops
+from . import dtypes, einsum_ops, ops, tensor_ops
 from .checks import tensor_of, wrap_dim
 from .tensor import Tensor
 
@@ -538,3 +538,42 @@ def movedim(input, source, destination):
 
 moveaxis = movedim
 swapaxes = swapdims = transpose
+
+
+def einsum(*args):
+    """torch.einsum: ``einsum("ij,jk->ik", a, b)`` multiplies what shares a letter and sums
+    the letters the output leaves out (here a matrix product).  The operands may come as
+    one list, ``einsum("ij,jk", [a, b])``, or in the sublist form, each followed by its
+    dimensions as numbers 0-51: ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    if not args or isinstance(args[0], str) and len(args) == 1:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], str):
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = tuple(operands[0])
+    else:
+        equation, operands = _sublists(args)
+    for i, x in enumerate(operands):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(x).__name__}")
+    return einsum_ops.einsum(*operands, equation=equation)
+
+
+def _sublists(args):
+    """The sublist form as an equation: operand, its dims, operand, its dims, ... [output dims]."""
+    def term(dims):
+        letters = []
+        for d in dims:
+            if d is Ellipsis:
+                letters.append("...")
+            elif isinstance(d, (int, np.integer)) and 0 <= d < 52:
+                letters.append(einsum_ops.LETTERS[d])
+            else:
+                raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+        return "".join(letters)
+    pairs = args[:len(args) // 2 * 2]
+    equation = ",".join(term(dims) for dims in pairs[1::2])
+    if len(args) % 2:
+        equation += "->" + term(args[-1])
+    return equation, pairs[0::2]

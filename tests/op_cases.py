@@ -104,6 +104,17 @@ CASES = [
     ("repeat", lambda a: a.repeat(2, 1, 3), [(2, 3)], None),
     ("view", lambda a: a.view(3, 2), [(2, 3)], None),
     ("contiguous", lambda a: a.T.contiguous(), [(2, 3)], None),
+    # einsum: a product with a sum, a repeated letter (a diagonal), an ellipsis that
+    # broadcasts, an implicit output over three operands, a size-1 letter broadcast
+    ("einsum_matmul", lambda a, b: al.einsum("ij,jk->ik", a, b), [(2, 3), (3, 4)], None),
+    ("einsum_diagonal_times_vector", lambda a, b: al.einsum("ii,j->ij", a, b), [(3, 3), (2,)], None),
+    ("einsum_ellipsis", lambda a, b: al.einsum("...ij,...j->...i", a, b), [(2, 3, 4), (1, 4)], None),
+    ("einsum_implicit_three", lambda a, b, c: al.einsum("ij,jk,k", a, b, c), [(2, 3), (3, 4), (4,)], None),
+    ("einsum_size_one_letter", lambda a, b: al.einsum("ij,ij->j", a, b), [(3, 4), (1, 4)], None),
+    # the gradient of "ii->i" is an op of its own (DiagonalBackwardBackward0), here times 2a
+    ("einsum_diagonal_gradient",
+     lambda g, a: al.autograd.grad(al.einsum("ii->i", a * a), a, g, create_graph=True)[0],
+     [(3,), (3, 3)], None),
     ("movedim", lambda a: a.movedim(0, 2), [(2, 3, 4)], None),
     # in place: the out-of-place rule recorded on the tensor (always an intermediate here:
     # a leaf that requires grad refuses); a write through a view is recorded on its base

@@ -21,7 +21,7 @@ B = 3
 # autograd.grad inside the function, or an in-place write (the cases after movedim, but
 # the last).  (max(dim), sort, gather, binary_cross_entropy and cross_entropy check or
 # read their numbers on the whole batch at once: no per-sample loop.)
-SKIP = {"index_mask", "relu_gradient"}
+SKIP = {"index_mask", "relu_gradient", "einsum_diagonal_gradient"}
 BATCHED = [c for c in CASES[:[n for n, *_ in CASES].index("movedim") + 1] + CASES[-1:]
            if c[0] not in SKIP]
 
