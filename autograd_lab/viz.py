@@ -511,7 +511,8 @@ def _graph_alt(model, tensor, trace, lines, labels):
     out = model.tensor_names.get(id(tensor), "the output")
     leaves = ", ".join(model.leaf_names[:6]) + (", …" if len(model.leaf_names) > 6 else "")
     s = (f"Computational graph of {out}: {model.n_leaves} leaf tensor"
-         f"{'s' if model.n_leaves != 1 else ''} ({leaves}) on the left feed {model.n_ops} "
+         f"{'s' if model.n_leaves != 1 else ''} ({leaves}) on the left "
+         f"feed{'s' if model.n_leaves == 1 else ''} {model.n_ops} "
          f"operation{'s' if model.n_ops != 1 else ''}, ending in the output on the right")
     if model.freed_any:
         s += ("; a backward freed the values the operations saved, so their constant inputs "

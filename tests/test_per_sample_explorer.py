@@ -126,15 +126,16 @@ def test_its_page_bundle_and_picture_carry_the_numbers():
     assert "row 2 = [-0.1432, -0.0159, -0.0795]" in bundle["text/plain"]
 
 
-def close(page, kernel, where):
+def close(page, kernel, where, digits=True):
     """The page's numbers are the kernel's: within a few float32 ulps of the largest entry
-    of each quantity, and the same digits where the view shows them."""
+    of each quantity, and (``digits``) the same digits where the view shows them."""
     for name in SHOWN:
         got = np.asarray(page[name], dtype=np.float32).reshape(-1)
         want = np.asarray(kernel[name], dtype=np.float32).reshape(-1)
         scale = max(float(np.abs(want).max()), 1e-30)
         assert np.abs(got - want).max() <= 1e-5 * scale, f"{where}, {name}: {got} != {want}"
-        assert [viz.num(float(v)) for v in got] == [viz.num(float(v)) for v in want], f"{where}, {name}"
+        if digits:
+            assert [viz.num(float(v)) for v in got] == [viz.num(float(v)) for v in want], f"{where}, {name}"
 
 
 MESSAGES = [{"set": "sample", "value": 0}, {"set": "x0", "value": [0.5, -1.25, 2.0]},
@@ -160,8 +161,8 @@ def test_the_page_answers_every_message_as_the_kernel_does(tmp_path):
 
 def test_the_pages_float32_formula_is_autograd_labs_on_random_inputs(tmp_path):
     """Seeded random weights, inputs and targets, small to ±1e6: the page draws the
-    kernel's digits, or (rarely, where the last bit of float32's exp decides a shown
-    digit) refuses and sends the reader to the notebook."""
+    kernel's numbers, digit for digit, or (where the last bit of float32's exp decides a
+    shown digit) the same numbers to a few ulps, with a note saying a last digit may differ."""
     ex = explorer()
     rng = np.random.default_rng(7)
     cases, messages = [], []
@@ -176,16 +177,36 @@ def test_the_pages_float32_formula_is_autograd_labs_on_random_inputs(tmp_path):
         messages += [{"set": f"y{i}", "value": float(y[i])} for i in range(4)]
     answers = page_answers(ex, messages, tmp_path)
     bias = np.asarray(ex.spec["b"], dtype=np.float32)
-    compared = 0
+    exact = 0
     for t, (W, x, y, sample) in enumerate(cases):
         group = answers[10 * t:10 * (t + 1)]
-        for a in group:                  # the one refusal the page may make, in its words
-            assert a["error"] is None or "depend on the last bit of float32's exp" in a["error"], a["error"]
-        last = group[-1]                 # (a refused step leaves the values before it)
-        if last["error"] or last["W"] != W.tolist() or last["x"] != x.tolist() or last["y"] != y.tolist():
-            continue
+        assert all(a["error"] is None for a in group), [a["error"] for a in group]
+        last = group[-1]
+        assert last["W"] == W.tolist() and last["x"] == x.tolist() and last["y"] == y.tolist()
+        assert last["note"] in (None, LAST_BIT), last["note"]
         with np.errstate(all="ignore"):
             r = gradients(W, x, y, bias, sample)
-        close(last, {k: getattr(r, k) for k in SHOWN}, f"case {t}")
-        compared += 1
-    assert compared >= 130, f"only {compared} of {len(cases)} cases drawn without a refusal"
+        close(last, {k: getattr(r, k) for k in SHOWN}, f"case {t}", digits=last["note"] is None)
+        exact += last["note"] is None
+    assert exact >= 120, f"only {exact} of {len(cases)} cases drawn without the note"
+
+
+LAST_BIT = ("Some last digits here depend on the last bit of float32's exp, which libraries and "
+            "CPUs round differently: the notebook's may differ by one.")
+
+
+def test_ordinary_inputs_are_drawn_not_refused(tmp_path):
+    """Inputs a reader types or drags to (a zero, a tiny or a large number, a slider's
+    stop) are drawn; nan and inf are refused naming what they would spoil."""
+    ex = explorer(sample=2)
+    messages = [{"set": "x2", "value": [v, 0.2, 0.3]} for v in (0, 1e-6, 1e-10, 123456)]
+    messages += [{"set": "W", "value": [w, 0.5, 0.5]} for w in (-0.1, 1.3, 1.7)]
+    messages += [{"set": "x2", "value": ["inf", 0, 0]}, {"set": "W", "value": [0, "nan", 0]}]
+    answers = page_answers(ex, messages, tmp_path)
+    assert [a["error"] for a in answers[:7]] == [None] * 7
+    assert answers[7]["error"] == ("x₂[0] = inf: only finite numbers are taken (with nan or inf row 2 "
+                                   "and Σ rows would be nan)")
+    assert answers[8]["error"] == "w₁ = nan: only finite numbers are taken (with nan or inf every row would be nan)"
+    for msg, page in zip(messages, answers):
+        ex._on_view(None, msg, None)
+        assert ex.error == page["error"]

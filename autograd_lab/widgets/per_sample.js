@@ -133,8 +133,9 @@ function sub(i) {
 // give float32's own answer), the sum over examples in NumPy's order for a small batch
 // (pairwise: (p₀ + p₁) + (p₂ + p₃)).  exp is the one step float32 libraries round
 // differently (by an ulp: NumPy's own exp differs from one CPU to another), so the page
-// also computes with exp an ulp or two off either way and refuses the rare change whose
-// shown digits depend on it, as it refuses what the kernel refuses (nan, inf, beyond ±limit).
+// also computes with exp an ulp or two off either way; where a shown digit depends on it
+// (when ŷ is close to y, their difference magnifies that last bit), it says so in a note.
+// It refuses what the kernel refuses (nan, inf, beyond ±limit), in the kernel's words.
 const ULPS = 2 ** -22;
 
 function perSampleAt(spec, W, x, y, sample, wobble) {
@@ -160,22 +161,22 @@ function perSampleAt(spec, W, x, y, sample, wobble) {
   return {z, y_hat: yHat, losses, J, row: J[sample], delta: delta[sample], total};
 }
 
+const LAST_BIT = "Some last digits here depend on the last bit of float32's exp, which libraries " +
+  "and CPUs round differently: the notebook's may differ by one.";
+
 function perSample(spec, W, x, y, sample) {
   const r = perSampleAt(spec, W, x, y, sample, 0);
   const shown = (q) => [q.z, q.y_hat, q.losses, q.J, q.total, q.delta].map(fmtNested).join();
-  if ([-ULPS, ULPS].some((w) => shown(perSampleAt(spec, W, x, y, sample, w)) !== shown(r))) {
-    return {refused: "the digits shown here depend on the last bit of float32's exp, which libraries round " +
-      "differently; open the notebook to see autograd_lab's own numbers for these inputs"};
-  }
-  return r;
+  const uncertain = [-ULPS, ULPS].some((w) => shown(perSampleAt(spec, W, x, y, sample, w)) !== shown(r));
+  return {...r, note: uncertain ? LAST_BIT : null};
 }
 
 // What a reader gave, checked as the kernel checks it (PerSampleExplorer._numbers).
-function checked(values, names, limit) {
+function checked(values, names, limit, spoiled = "every row") {
   for (let k = 0; k < values.length; k++) {
     const v = num(values[k]);
     if (!Number.isFinite(v)) {
-      return {error: `${names[k]} = ${wire(v)}: only finite numbers are taken (with nan or inf every gradient would be nan)`};
+      return {error: `${names[k]} = ${wire(v)}: only finite numbers are taken (with nan or inf ${spoiled} would be nan)`};
     }
     if (Math.abs(v) > limit) return {error: `${names[k]} = ${fmt(v)} is beyond ±${limit.toLocaleString("en")}; type a smaller number`};
   }
@@ -205,7 +206,7 @@ function offline({spec, state}, msg) {
   } else if (m && Number(m[2]) < spec.B) {
     const i = Number(m[2]);
     const names = m[1] === "x" ? spec.cols.map((_, k) => `x${sub(i)}[${k}]`) : [`y${sub(i)}`];
-    const c = checked([].concat(msg.value), names, spec.limit);
+    const c = checked([].concat(msg.value), names, spec.limit, `row ${i} and Σ rows`);
     if (c.error) return refuse(c.error);
     if (c.values.length !== names.length) {
       return refuse(`${names.join(", ")}: expected ${names.length} number${names.length > 1 ? "s" : ""}, got ${c.values.length}`);
@@ -216,8 +217,7 @@ function offline({spec, state}, msg) {
     return refuse(`PerSampleExplorer does not know the message ${JSON.stringify(msg)}`);
   }
   const r = perSample(spec, W, x, y, sample);
-  if (r.refused) return refuse(r.refused);
-  return {...state, n: state.n + 1, error: null, note: null, sample, W, x, y, z: r.z, y_hat: r.y_hat,
+  return {...state, n: state.n + 1, error: null, note: r.note, sample, W, x, y, z: r.z, y_hat: r.y_hat,
     losses: r.losses, J: r.J, row: r.row, delta: r.delta, total: r.total};
 }
 

@@ -152,9 +152,10 @@ class PerSampleExplorer(b.Explorer):
             raise ValueError(f"there is no example {value!r}: pick 0 to {self.B - 1}")
         return int(i)
 
-    def _numbers(self, value, count, names):
+    def _numbers(self, value, count, names, spoiled="every row"):
         """``count`` numbers a reader gave for ``names`` (one label each): finite and within
-        ±LIMIT, else a ValueError in the words the page uses too (per_sample.js)."""
+        ±LIMIT, else a ValueError in the words the page uses too (per_sample.js);
+        ``spoiled``: what a nan or an inf there would turn to nan."""
         a = np.asarray(b.as_numbers(value), dtype=np.float64).reshape(-1)
         if a.size != count:
             raise ValueError(f"{names[0] if count == 1 else ', '.join(names)}: expected {count} "
@@ -162,7 +163,7 @@ class PerSampleExplorer(b.Explorer):
         for name, v in zip(names, a):
             if not math.isfinite(v):
                 raise ValueError(f"{name} = {b.js(np.float64(v))}: only finite numbers are taken "
-                                 "(with nan or inf every gradient would be nan)")
+                                 f"(with nan or inf {spoiled} would be nan)")
             if abs(v) > LIMIT:
                 raise ValueError(f"{name} = {viz.num(v)} is beyond ±{LIMIT:,.0f}; type a smaller number")
         return a.astype(self._dtype)
@@ -183,10 +184,12 @@ class PerSampleExplorer(b.Explorer):
             elif isinstance(name, str) and name[:1] in "xy" and name[1:].isdigit() \
                     and int(name[1:]) < self.B:
                 i = int(name[1:])
+                spoiled = f"row {i} and Σ rows"
                 if name[0] == "x":
-                    self._x[i] = self._numbers(msg.get("value"), self.n, self._labels("x", i))
+                    self._x[i] = self._numbers(msg.get("value"), self.n, self._labels("x", i), spoiled)
                 else:
-                    self._y[i] = self._numbers(msg.get("value"), 1, [f"y{str(i).translate(SUB)}"])[0]
+                    self._y[i] = self._numbers(msg.get("value"), 1, [f"y{str(i).translate(SUB)}"],
+                                               spoiled)[0]
             else:
                 raise ValueError(f"PerSampleExplorer does not know the message {msg!r}")
         except ValueError as exc:
