@@ -1,6 +1,7 @@
-"""al.einsum beside torch.einsum on random equations (repeated letters, ellipses that
-broadcast, letters of size 1, implicit outputs, one to three operands): values, grad_fn
-names, gradients, second derivatives, tangents, a batch of seeds and vmap; then torch's
+"""al.einsum beside torch's own einsum (opt_einsum off) on random equations (repeated
+letters, ellipses that broadcast, letters of size 1, implicit outputs, one to three
+operands): values, grad_fn names, gradients, second derivatives, tangents, a batch of
+seeds and vmap; then torch's
 refusals word for word, the list and sublist forms, and the neural tangent kernel of
 PyTorch's "Neural Tangent Kernels" tutorial computed both of its ways."""
 import random
@@ -17,8 +18,19 @@ from autograd_lab import func  # noqa: E402
 from op_cases import error_of  # noqa: E402
 
 
+@pytest.fixture(autouse=True, scope="module")
+def torchs_own_einsum():
+    """torch's own einsum, contracting left to right: with the opt_einsum package installed
+    (TensorFlow and JAX bring it) torch lets it choose the order, and its checks (ValueErrors
+    in other words) run first.  autograd_lab mirrors torch's own."""
+    before = torch.backends.opt_einsum.enabled
+    torch.backends.opt_einsum.enabled = False
+    yield
+    torch.backends.opt_einsum.enabled = before
+
+
 def random_equation(r):
-    """An equation and operand shapes that fit it (or, now and then, almost fit it)."""
+    """An equation and operand shapes that fit it (or, now and then, have a dimension too many)."""
     sizes = {c: r.choice([2, 3, 4]) for c in "ijkl"}
     terms = ["".join(r.choice("ijkl") for _ in range(r.randint(0, 3))) for _ in range(r.choice([1, 2, 2, 3]))]
     dots = r.random() < 0.25
