@@ -1,9 +1,9 @@
 """al.einsum beside torch's own einsum (opt_einsum off) on random equations (repeated
 letters, ellipses that broadcast, letters of size 1, implicit outputs, one to three
 operands): values, grad_fn names, gradients, second derivatives, tangents, a batch of
-seeds and vmap; then torch's
-refusals word for word, the list and sublist forms, and the neural tangent kernel of
-PyTorch's "Neural Tangent Kernels" tutorial computed both of its ways."""
+seeds and vmap; then torch's refusals word for word, the list and sublist forms, and the
+neural tangent kernel of PyTorch's "Neural Tangent Kernels" tutorial computed both of
+its ways."""
 import random
 
 import numpy as np
