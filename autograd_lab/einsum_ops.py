@@ -130,7 +130,7 @@ def _check_sizes(inputs, shapes, dots):
                                  f"size {m} for the respective dimension")
                 raise _error(f"subscript {c} has size {n} for operand {i} which does not broadcast "
                              f"with previously seen size {m}")
-            seen[c] = max(n, m)
+            seen[c] = m if n == 1 else n
 
 
 def _spell(equation, xs):
@@ -155,10 +155,11 @@ def _einsum_forward(*xs, equation):
         if x.dtype != dtype:
             raise RuntimeError(f"expected scalar type {scalar_type_name(dtype)} but found "
                                f"{scalar_type_name(x.dtype)}")
-    if dtype == np.bool_ and set("".join(inputs)) - set(out):
-        if len(xs) > 1:               # torch multiplies bools, but has no matrix product of them
+    if dtype.kind in "biu" and set("".join(inputs)) - set(out):
+        if len(xs) == 1:              # a sum, as Tensor.sum: integers and bools add up in int64
+            xs = (xs[0].astype(np.int64),)
+        elif dtype == np.bool_:       # torch multiplies bools, but has no matrix product of them
             raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
-        xs = (xs[0].astype(np.int64),)   # and sums them as integers, as bool.sum() does
     return np.einsum(",".join(inputs) + "->" + out, *xs, optimize=len(xs) > 1)
 
 
@@ -167,10 +168,10 @@ def _einsum_vjp(g, y, *xs, equation):
     onto the operand's own letters.  ``g`` may carry a batch of seeds in front."""
     inputs, out = _spell(equation, xs)
     lead = fresh("".join(inputs) + out, g.ndim - y.ndim)
-    sizes = {}
+    sizes = {}                        # each letter's size, a 1 broadcast to the other
     for term, x in zip(inputs, xs):
         for c, n in zip(term, x.shape):
-            sizes[c] = max(sizes.get(c, 1), n)
+            sizes[c] = sizes.get(c, 1) if n == 1 else n
     return [_gradient(k, g, lead, out, inputs, xs, sizes) for k in range(len(xs))]
 
 
@@ -180,8 +181,8 @@ def _gradient(k, g, lead, out, inputs, xs, sizes):
     reached = set(out).union(*[inputs[i] for i in others])
     letters = "".join(dict.fromkeys(term))          # each letter once, in order
     own = dict(zip(term, x.shape))
-    # a letter x has as 1 while others have it bigger was broadcast: its gradient is summed
-    kept = "".join(c for c in letters if c in reached and not (own[c] == 1 < sizes[c]))
+    # a letter x has as 1 while others have it another size was broadcast: its gradient is summed
+    kept = "".join(c for c in letters if c in reached and not (own[c] == 1 != sizes[c]))
     r = einsum(g, *[xs[i] for i in others],
                equation=",".join([lead + out] + [inputs[i] for i in others]) + "->" + lead + kept)
     lead_shape = tuple(g.shape[:len(lead)])

@@ -318,11 +318,20 @@ def _rebuilt(trees, leaves):
     return tuple(_tree_map(lambda _: next(it), t) for t in trees)
 
 
+def _nest(tree):
+    """A tree's shape, to compare two: its dicts' keys, lists apart from tuples."""
+    if isinstance(tree, dict):
+        return ("dict", tuple((k, _nest(v)) for k, v in tree.items()))
+    if isinstance(tree, (tuple, list)):
+        return (type(tree).__name__, tuple(_nest(v) for v in tree))
+    return "*"
+
+
 def _flattened_jvp(func, primals, tangents, **options):
     """jvp of primals that are dicts, tuples or lists of tensors (as a model's parameters
     are): one primal per leaf, the tangents' leaves beside them."""
     flat_p, flat_t = [_leaves(p) for p in primals], [_leaves(t) for t in tangents]
-    if [len(p) for p in flat_p] != [len(t) for t in flat_t]:
+    if _nest(primals) != _nest(tangents):     # (dicts by their keys, in order)
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the "
                            f"same python structure. Got primals {_structure(primals)} and "
                            f"tangents {_structure(tangents)}.")
@@ -471,7 +480,9 @@ def _over_leaves(jacobian):
 
         def wrapper(*args):
             nums = (argnums,) if isinstance(argnums, int) else argnums
-            if not all(isinstance(a, int) and -len(args) <= a < len(args) for a in nums) or \
+            if not isinstance(nums, tuple) or \
+                    not all(isinstance(a, int) and -len(args) <= a < len(args) for a in nums) or \
+                    len({a % len(args) for a in nums}) != len(nums) or \
                     not any(isinstance(args[a], (dict, tuple, list)) for a in nums):
                 return plain(*args)       # (plain tensors, or argnums for its own refusal)
             nums = [a % len(args) for a in nums]
@@ -485,7 +496,9 @@ def _over_leaves(jacobian):
             def of_leaves(*flat):
                 res = func(*[_rebuilt([a], flat[k:k + n])[0] if n is not None else flat[k]
                              for a, (k, n) in zip(args, where.values())])
-                out = res[0] if has_aux and isinstance(res, tuple) and len(res) == 2 else res
+                if has_aux and not (isinstance(res, tuple) and len(res) == 2):
+                    return res            # (for the transform's own refusal)
+                out = res[0] if has_aux else res
                 shape.append(out)
                 leaves = tuple(_leaves(out))
                 return (leaves, res[1]) if out is not res else leaves
@@ -518,7 +531,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
                                   "chunk_size is not supported")
 
     def wrapper(*args):
-        where = "jacrev(f)(*args)"
+        where = "vjp(f, *primals)"        # (torch builds jacrev on vjp, and says so)
         if batching.active():
             return _batched_jacobian(vjp, func, argnums, has_aux, args)
         nums = _check_transform_args(args, argnums)
@@ -526,7 +539,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         leaves = [args[a] for a in nums]
         out = _call_reverse(func, args)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
-        is_tuple, outs = _outputs(out, "vjp(f, *primals)")
+        is_tuple, outs = _outputs(out, where)
         seeds, sizes = _basis(outs)
         total = sum(sizes)
         grads = _grads(outs, leaves, seeds, create_graph=nested, batched=True, lead=(total,))

@@ -545,7 +545,7 @@ def einsum(*args):
     the letters the output leaves out (here a matrix product).  The operands may come as
     one list, ``einsum("ij,jk", [a, b])``, or in the sublist form, each followed by its
     dimensions as numbers 0-51: ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
-    if not args or isinstance(args[0], str) and len(args) == 1:
+    if len(args) < 2:
         raise ValueError("einsum(): must specify the equation string and at least one operand, "
                          "or at least one operand and its subscripts list")
     if isinstance(args[0], str):
@@ -567,6 +567,8 @@ def _sublists(args):
         for d in dims:
             if d is Ellipsis:
                 letters.append("...")
+            elif isinstance(d, float):
+                raise TypeError("'float' object cannot be interpreted as an integer")
             elif isinstance(d, (int, np.integer)) and 0 <= d < 52:
                 letters.append(einsum_ops.LETTERS[d])
             else:

@@ -452,6 +452,12 @@ PHONE_CHECK = """() => {
     const doc = document.documentElement;
     if (doc.scrollWidth > window.innerWidth + 1)
         found.push(`the page is ${doc.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    for (const c of document.querySelectorAll('.tag_rules-table td, .tag_rules-table th')) {
+        if (!['cell', 'columnheader'].includes(c.getAttribute('role'))) {   // cards keep roles
+            found.push(`a rules-table ${c.tagName} without its role`);
+            break;
+        }
+    }
     for (const c of document.querySelectorAll('table code')) {   // a name breaks only if longer
         const name = c.textContent;                                 // than a phone's line
         if (!/\\s/.test(name) && name.length <= 24 && c.getClientRects().length > 1) {

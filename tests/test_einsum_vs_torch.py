@@ -138,7 +138,8 @@ REFUSED = [("ij,jk->ik", [A]), ("ijk,jk->ik", [A, B]), ("ij,jk->ik", [A, A]), ("
            ("ij->ii", [A]), ("i1,jk->ik", [A, B]), ("ij,jk->ik", [A, B, B]), ("ij,jk->ik->", [A, B]),
            ("ii->i", [A]), ("i...j...->i", [A]), ("ij->i.", [A]), ("ij->i...j...", [A]),
            ("i.j->i", [A]), ("...ijk->ijk", [A]), ("...i,...i->...", [np.ones((2, 3)), np.ones((4, 3))]),
-           ("i,i", [np.float64(3), np.ones(2)]), ("ij->i-", [A])]
+           ("i,i", [np.float64(3), np.ones(2)]), ("ij->i-", [A]),
+           ("i,i,i->i", [np.ones(1), np.ones(0), np.ones(2)])]
 
 
 @pytest.mark.parametrize("equation, arrays", REFUSED, ids=[e for e, _ in REFUSED])
@@ -162,9 +163,15 @@ def test_refusals_are_torchs_word_for_word(equation, arrays):
     lambda L: L.einsum("ij,jk->ik", [L.tensor(A)], L.tensor(B)),
     lambda L: L.einsum("ij"),
     lambda L: L.einsum("ab,bc->ac", L.zeros(0, 2), L.zeros(2, 3)),
+    lambda L: L.einsum("i->", L.tensor([200, 200], dtype=L.uint8)),
+    lambda L: L.einsum("ij->j", L.tensor([[100, 100], [100, 100]], dtype=L.int8)),
+    lambda L: L.einsum("ii->i", L.tensor([[1, 2], [3, 4]], dtype=L.int32)),
+    lambda L: L.einsum(L.tensor(A)),
+    lambda L: L.einsum(L.tensor(A), [0, 1.0]),
 ], ids=["dtypes differ", "bools multiplied and summed", "bools multiplied", "bools summed", "ints",
         "a number", "spaces", "one list", "sublists", "sublists, ellipsis", "sublist out of range",
-        "a list among tensors", "no operand", "empty"])
+        "a list among tensors", "no operand", "empty", "uint8 summed in int64", "int8 summed in int64",
+        "a diagonal keeps int32", "only a tensor", "a float in a sublist"])
 def test_forms_dtypes_and_odd_operands_are_torchs(call):
     refused = error_of(lambda: call(torch))
     if refused[0]:
@@ -173,6 +180,19 @@ def test_forms_dtypes_and_odd_operands_are_torchs(call):
     y, ty = call(al), call(torch)
     assert y.shape == tuple(ty.shape) and str(y.dtype).split(".")[-1] == str(ty.dtype).split(".")[-1]
     np.testing.assert_array_equal(y.numpy(), ty.numpy())
+
+
+@pytest.mark.parametrize("equation, shapes", [("i,i->", [(1,), (0,)]), ("ij,jk->ik", [(2, 1), (0, 3)]),
+                                              ("ii,i->i", [(1, 1), (0,)]), ("...i,...i->...", [(1, 3), (0, 3)])])
+def test_a_size_one_letter_meeting_an_empty_one_has_torchs_gradients(equation, shapes):
+    ours = [al.tensor(np.ones(s), requires_grad=True) for s in shapes]
+    theirs = [torch.tensor(np.ones(s), requires_grad=True) for s in shapes]
+    y, ty = al.einsum(equation, *ours), torch.einsum(equation, *theirs)
+    assert y.shape == tuple(ty.shape)
+    seed = np.ones(tuple(ty.shape))
+    for g, tg in zip(al.autograd.grad(y, ours, al.tensor(seed)), torch.autograd.grad(ty, theirs, torch.tensor(seed))):
+        assert g.shape == tuple(tg.shape)
+        np.testing.assert_array_equal(_np(g), _np(tg))
 
 
 # -- the tutorial "Neural Tangent Kernels", shrunk: J(x1) J(x2)^T both of its ways --------------

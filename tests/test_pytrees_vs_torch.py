@@ -62,10 +62,37 @@ def test_vjp_and_jvp_of_a_dict_of_parameters_are_torchs():
     assert_same_nest(*both(run))
 
 
-def test_tangents_must_have_the_primals_nest():
-    p, x = {"w": al.tensor(PARAMS["w"]), "b": al.tensor(PARAMS["b"])}, al.tensor(X)
+@pytest.mark.parametrize("tangent", [
+    lambda p: {"w": p["w"]},                       # a key missing
+    lambda p: {"b": p["b"], "w": p["w"]},          # the keys in another order: torch refuses too
+    lambda p: {"w": p["w"], "c": p["b"]},          # another key
+    lambda p: (p["w"], p["b"]),                    # a tuple for a dict
+], ids=["missing", "reordered", "renamed", "tuple"])
+def test_tangents_must_have_the_primals_nest(tangent):
+    p = {"w": al.tensor(PARAMS["w"]), "b": al.tensor(PARAMS["b"])}
+    tp = {k: torch.tensor(v.numpy()) for k, v in p.items()}
     with pytest.raises(RuntimeError, match="Expected primals and tangents to have the same python structure"):
-        al.func.jvp(lambda q: q["w"].sum() + q["b"].sum(), (p,), ({"w": p["w"]},))
+        torch.func.jvp(lambda q: q["w"].sum() + q["b"].sum(), (tp,), (tangent(tp),))
+    with pytest.raises(RuntimeError, match="Expected primals and tangents to have the same python structure"):
+        al.func.jvp(lambda q: q["w"].sum() + q["b"].sum(), (p,), (tangent(p),))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, T, p, x: T.jacrev(model(lib), argnums=(0, 0))(p, x[0]),
+    lambda lib, T, p, x: T.jacfwd(model(lib), argnums=[0])(p, x[0]),
+    lambda lib, T, p, x: T.jacrev(lambda q, v: [model(lib)(q, v)], has_aux=True)(p, x[0]),
+], ids=["argnums twice", "argnums a list", "has_aux without a pair"])
+def test_refusals_with_a_dict_argument_are_torchs(call):
+    def error(lib, T):
+        try:
+            both_args = ({"w": lib.tensor(PARAMS["w"]), "b": lib.tensor(PARAMS["b"]),
+                          "extra": [lib.tensor(PARAMS["extra"][0])]}, lib.tensor(X))
+            call(lib, T, *both_args)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, str(e)
+        return None
+    want = error(torch, torch.func)
+    assert want is not None and error(al, al.func) == want
 
 
 def test_jacfwd_per_sample_of_weights_vmap_does_not_map_is_torchs():

@@ -185,7 +185,7 @@ function checked(values, names, limit, spoiled = "every row") {
 
 function offline({spec, state}, msg) {
   const f = spec.dtype === "float32" ? Math.fround : (v) => v;
-  const refuse = (error) => ({...state, n: state.n + 1, error, note: null});
+  const refuse = (error) => ({...state, n: state.n + 1, error});   // (the note stays with its numbers)
   let sample = state.sample;
   let W = flat(state.W), x = state.x.map((r) => r.map(num)), y = flat(state.y);
   const name = msg.set;
