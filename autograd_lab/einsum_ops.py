@@ -79,9 +79,10 @@ def fresh(used, n):
 
 @functools.lru_cache(maxsize=512)
 def spelled(equation, shapes):
-    """``(inputs, output)``: one string per operand with one letter per dimension, and the
-    output's, for operands of ``shapes``; an ellipsis becomes the same letters in every
-    operand (right-aligned, as dimensions broadcast).  Raises torch's errors."""
+    """``(inputs, output, sizes)``: one string per operand with one letter per dimension,
+    the output's, and each letter's size (a 1 broadcast to the others'), for operands of
+    ``shapes``; an ellipsis becomes the same letters in every operand (right-aligned, as
+    dimensions broadcast).  Raises torch's errors."""
     terms, out = _terms(equation)
     if len(terms) > len(shapes):
         raise _error("fewer operands were provided than specified in the equation")
@@ -100,20 +101,20 @@ def spelled(equation, shapes):
     dots = fresh(equation, max(spans, default=0))
     inputs = tuple("".join(dots[len(dots) - n:] if c == "..." else c for c in term)
                    for term, n in zip(terms, spans))
-    _check_sizes(inputs, shapes, dots)
+    sizes = _sizes(inputs, shapes, dots)
     if out is None:                   # implicit: the ellipsis, then letters seen once, sorted
         once = [c for c in LETTERS if c not in dots and "".join(inputs).count(c) == 1]
-        return inputs, dots + "".join(once)
+        return inputs, dots + "".join(once), sizes
     for c in out:
         if c != "..." and not any(c in term for term in terms):
             raise _error(f"output subscript {c} does not appear in the equation for any input operand")
         if c != "..." and out.count(c) > 1:
             raise _error(f"output subscript {c} appears more than once in the output")
-    return inputs, "".join(dots if c == "..." else c for c in out)
+    return inputs, "".join(dots if c == "..." else c for c in out), sizes
 
 
-def _check_sizes(inputs, shapes, dots):
-    """Every letter has one size, or 1 (which broadcasts), as torch checks."""
+def _sizes(inputs, shapes, dots):
+    """Each letter's size: it has one, or 1 (which broadcasts), as torch checks."""
     seen = {}
     for i, (term, shape) in enumerate(zip(inputs, shapes)):
         own = {}                      # dimension by dimension, as torch checks them
@@ -131,6 +132,12 @@ def _check_sizes(inputs, shapes, dots):
                 raise _error(f"subscript {c} has size {n} for operand {i} which does not broadcast "
                              f"with previously seen size {m}")
             seen[c] = m if n == 1 else n
+    return seen
+
+
+def _once(term):
+    """Each letter of ``term`` once, in order ("iij" -> "ij")."""
+    return "".join(dict.fromkeys(term))
 
 
 def _spell(equation, xs):
@@ -142,14 +149,14 @@ def _name(args, params):
     a permute.  Several: torch contracts them two at a time; the last step ends in a view
     of a batched matrix product if the equation sums a letter away, else it is a
     multiplication."""
-    inputs, out = _spell(params["equation"], args)
+    inputs, out, _ = _spell(params["equation"], args)
     if len(inputs) == 1:
         return "SumBackward1" if set(inputs[0]) - set(out) else "PermuteBackward0"
     return "ViewBackward0" if set("".join(inputs)) - set(out) else "MulBackward0"
 
 
 def _einsum_forward(*xs, equation):
-    inputs, out = _spell(equation, xs)
+    inputs, out, _ = _spell(equation, xs)
     dtype = xs[0].dtype
     for x in xs[1:]:
         if x.dtype != dtype:
@@ -166,12 +173,8 @@ def _einsum_forward(*xs, equation):
 def _einsum_vjp(g, y, *xs, equation):
     """Each operand's gradient: the output's gradient contracted with the other operands,
     onto the operand's own letters.  ``g`` may carry a batch of seeds in front."""
-    inputs, out = _spell(equation, xs)
+    inputs, out, sizes = _spell(equation, xs)
     lead = fresh("".join(inputs) + out, g.ndim - y.ndim)
-    sizes = {}                        # each letter's size, a 1 broadcast to the other
-    for term, x in zip(inputs, xs):
-        for c, n in zip(term, x.shape):
-            sizes[c] = sizes.get(c, 1) if n == 1 else n
     return [_gradient(k, g, lead, out, inputs, xs, sizes) for k in range(len(xs))]
 
 
@@ -179,8 +182,7 @@ def _gradient(k, g, lead, out, inputs, xs, sizes):
     term, x = inputs[k], xs[k]
     others = [i for i in range(len(xs)) if i != k]
     reached = set(out).union(*[inputs[i] for i in others])
-    letters = "".join(dict.fromkeys(term))          # each letter once, in order
-    own = dict(zip(term, x.shape))
+    letters, own = _once(term), dict(zip(term, x.shape))
     # a letter x has as 1 while others have it another size was broadcast: its gradient is summed
     kept = "".join(c for c in letters if c in reached and not (own[c] == 1 != sizes[c]))
     r = einsum(g, *[xs[i] for i in others],
@@ -200,7 +202,7 @@ def _gradient(k, g, lead, out, inputs, xs, sizes):
 def _einsum_jvp(ts, y, *xs, equation):
     """The output's tangent: one einsum per operand with a tangent, that operand replaced
     by it (its batch of tangents, if any, in front)."""
-    inputs, out = _spell(equation, xs)
+    inputs, out, _ = _spell(equation, xs)
     total = None
     for k, t in enumerate(ts):
         if t is None:
@@ -216,7 +218,7 @@ def _einsum_jvp(ts, y, *xs, equation):
 def _batch_einsum(op, n, *xs, equation):
     """vmap: the batch dimensions get letters of their own, in front of every operand and
     of the output (an operand not batched has them as 1s, which broadcast)."""
-    inputs, out = spelled(equation, tuple(tuple(x.shape[n:]) for x in xs))
+    inputs, out, _ = spelled(equation, tuple(tuple(x.shape[n:]) for x in xs))
     batch = fresh("".join(inputs) + out, n)
     return op(*xs, equation=",".join(batch + s for s in inputs) + "->" + batch + out)
 
@@ -229,7 +231,7 @@ einsum = Op(_name, _einsum_forward, vjp_all=_einsum_vjp, jvp_all=_einsum_jvp, sa
 def _diagonal_put_forward(v, term, shape):
     """Zeros of ``shape`` (behind v's batch dims) with ``v`` on the diagonal that ``term``'s
     repeated letters name: out[..., i, i] = v[..., i] for term "ii"."""
-    letters = "".join(dict.fromkeys(term))
+    letters = _once(term)
     lead = fresh(term, v.ndim - len(letters))
     out = np.zeros(v.shape[:len(lead)] + tuple(shape), v.dtype)
     np.einsum(f"{lead}{term}->{lead}{letters}", out)[...] = v     # a writable view
@@ -238,9 +240,8 @@ def _diagonal_put_forward(v, term, shape):
 
 def _diagonal_take(g, term):
     """The diagonal of g that ``term`` names (the inverse of diagonal_put, for its VJP)."""
-    letters = "".join(dict.fromkeys(term))
     lead = fresh(term, g.ndim - len(term))
-    return einsum(g, equation=f"{lead}{term}->{lead}{letters}")
+    return einsum(g, equation=f"{lead}{term}->{lead}{_once(term)}")
 
 
 diagonal_put = Op("DiagonalBackwardBackward0", _diagonal_put_forward,

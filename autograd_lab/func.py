@@ -486,30 +486,31 @@ def _over_leaves(jacobian):
                     not any(isinstance(args[a], (dict, tuple, list)) for a in nums):
                 return plain(*args)       # (plain tensors, or argnums for its own refusal)
             nums = [a % len(args) for a in nums]
-            spread, where = [], {}        # the arguments with each chosen one's leaves spread
-            for i, a in enumerate(args):
-                where[i] = (len(spread), len(_leaves(a)) if i in nums else None)
-                spread += _leaves(a) if i in nums else [a]
+            spread, spans = [], []        # the arguments, each chosen one's leaves spread out:
+            for i, a in enumerate(args):  # (where it starts, how many leaves, None: as it is)
+                part = _leaves(a) if i in nums else [a]
+                spans.append((len(spread), len(part) if i in nums else None))
+                spread += part
 
             shape = []                    # the output's nest, seen at the call
 
             def of_leaves(*flat):
                 res = func(*[_rebuilt([a], flat[k:k + n])[0] if n is not None else flat[k]
-                             for a, (k, n) in zip(args, where.values())])
+                             for a, (k, n) in zip(args, spans)])
                 if has_aux and not (isinstance(res, tuple) and len(res) == 2):
                     return res            # (for the transform's own refusal)
                 out = res[0] if has_aux else res
                 shape.append(out)
                 leaves = tuple(_leaves(out))
                 return (leaves, res[1]) if out is not res else leaves
-            positions = tuple(k + j for a in nums for k, n in [where[a]] for j in range(n))
+            positions = tuple(k + j for a in nums for k, n in [spans[a]] for j in range(n))
             res = jacobian(of_leaves, positions, has_aux=has_aux, **options)(*spread)
             jac = res[0] if has_aux else res
 
             def regroup(row):             # one output's Jacobians, leaf by leaf: per argument
                 per_arg, start = [], 0
                 for a in nums:
-                    n = where[a][1]
+                    n = spans[a][1]
                     per_arg.append(_rebuilt([args[a]], row[start:start + n])[0])
                     start += n
                 return per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
