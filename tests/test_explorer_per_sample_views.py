@@ -169,7 +169,7 @@ def test_keys_clicks_and_odd_input_in_the_page_and_on_a_phone(chromium, book_ser
         for size in PHONES:
             page.set_viewport_size(size)
             page.wait_for_timeout(100)
-            found = [p for p in page.evaluate(PHONE_CHECK) if "per_sample" in p or "window" in p]
+            found = [p for p in page.evaluate(PHONE_CHECK, size["width"]) if "per_sample" in p or "window" in p]
             assert found == [], f"{size}: {found}"
             table = view.locate("jacobian")                     # the whole table in view
             assert table.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), size
