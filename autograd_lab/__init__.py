@@ -8,15 +8,15 @@ reads like PyTorch.
     x.grad                                   # tensor([[1., 3.]])
 
 The core, which a reader opens to follow a backward pass: ``tensor.py`` (what a tensor
-is), ``recording.py`` (operations on tensors record nodes), ``ops.py`` (the rules table:
+is), ``recording.py`` (operations on tensors record nodes), ``rules.py`` (the rules table:
 each op's forward, VJP and JVP), ``engine.py`` (the backward walk) and ``inplace.py``
 (in-place writes, versions, views); beside it ``dtypes``, ``modes``, ``printing``
 (below the tensor), ``checks`` and ``watch`` (hooks and traces: between the tensor and
 the walk).  The shell, built on the core's public
-names: ``creation``, ``devices``, ``tensor_ops`` (the rules of torch's other tensor
-functions: softmax, gather, sort, ...), ``einsum_ops`` (``al.einsum``),
-``tensor_functions`` (the ``al.*`` functions),
-``methods`` (Tensor's methods, installed last), ``func``, ``autograd/``, ``nn/``,
+names: ``creation``, ``devices``, ``more_rules`` (the rules of torch's other tensor
+functions: softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``),
+``functions`` (the ``al.*`` functions),
+``tensor_methods`` (Tensor's methods, installed last), ``func``, ``autograd/``, ``nn/``,
 ``optim``, ``utils`` (datasets and loaders), ``viz`` (pictures) and ``widgets`` (explorers).
 """
 from . import dtypes as _dtypes
@@ -26,14 +26,14 @@ from .creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTe
                        linspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
                        randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .devices import accelerator, cuda, device, get_default_device, set_default_device
-from .tensor_functions import (abs, add, all, allclose, amax, any, argmax, cat, ceil, clamp, clip, concat,
+from .functions import (abs, add, all, allclose, amax, any, argmax, cat, ceil, clamp, clip, concat,
                         concatenate, cond, cos, diag, div, dot, einsum, equal, exp, floor, is_tensor,
                         isfinite, isinf, isnan, log, log1p, log_softmax, logical_and, logical_not,
                         logical_or, matmul, max, maximum, mean, min, minimum, mm, mul, mv, neg,
                         negative, norm, numel, outer, permute, pow, relu, reshape, round,
                         set_printoptions, sigmoid, sign, sin, softmax, sqrt, squeeze, stack, sub,
                         sum, t, tanh, transpose, unsqueeze, where)
-from .tensor_functions import (absolute, amin, chunk, clamp_max, clamp_min, divide, eq, flatten,
+from .functions import (absolute, amin, chunk, clamp_max, clamp_min, divide, eq, flatten,
                                gather, ge, greater, greater_equal, gt, index_select, le, less,
                                less_equal, logical_xor, lt, masked_fill, movedim, moveaxis,
                                multiply, narrow, ne, not_equal, rsqrt, select, sort, split,
@@ -42,7 +42,7 @@ from .dtypes import finfo, iinfo
 from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)
 from .tensor import Tensor
-from . import methods as _methods  # noqa: F401  (installs Tensor's methods)
+from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor's methods)
 from . import autograd, nn, optim, utils  # noqa: E402
 
 dtype = _dtypes.dtype

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import devices, dtypes
-from . import vmap as batching
+from . import batching
 from .modes import state
 from .tensor import Tensor, unwrap
 

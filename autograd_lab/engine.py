@@ -25,7 +25,7 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from . import ops, watch
+from . import rules, watch
 from .checks import broadcast_mismatch
 from .inplace import check_versions
 from .modes import count, state
@@ -281,8 +281,8 @@ def fit(node, i, r, lead, g):
         try:
             if r.ndim < len(want):     # a rule may broadcast; it may not drop dimensions
                 raise ValueError
-            r = ops.sum_to(r, shape, lead=lead) if isinstance(r, Tensor) else \
-                ops.sum_to.forward(r, shape, lead)     # an array: nothing to record
+            r = rules.sum_to(r, shape, lead=lead) if isinstance(r, Tensor) else \
+                rules.sum_to.forward(r, shape, lead)     # an array: nothing to record
         except (ValueError, RuntimeError):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                                f"got {list(r.shape)} but expected shape compatible with "
@@ -310,7 +310,7 @@ def commit(plan, ran, retain_graph):
             check_fits(t, g, in_place)
     for t, g, in_place in writes:
         if t._grad is None:             # with create_graph, its own recorded copy (as torch)
-            t._grad = ops.grad_copy(g) if isinstance(g, Tensor) else plan.owned(g)
+            t._grad = rules.grad_copy(g) if isinstance(g, Tensor) else plan.owned(g)
         elif not in_place or isinstance(g, Tensor):
             t._grad = t._grad + g       # a new tensor (recorded under create_graph)
         else:                           # in place, as torch, even into a .grad that an earlier

@@ -4,7 +4,7 @@ with parameters of your own.
 
 Forward mode here is the real thing, not the double-backward trick: ``jvp`` gives each
 input a *tangent* (a direction ``v``), and every operation pushes tangents forward with
-its JVP rule (``ops.py``, beside its VJP rule) while it computes its value.  One forward
+its JVP rule (``rules.py``, beside its VJP rule) while it computes its value.  One forward
 pass yields ``J v``, one column-combination of the Jacobian; a batch of tangents with a
 leading dimension yields many columns in the same single pass (the rules are
 right-aligned, as they are for batched gradients).
@@ -21,7 +21,7 @@ Composition: ``jacrev(jacrev(f))``, ``jacfwd(jacrev(f))`` and ``grad(grad(f))`` 
 (the inner transform records its backward pass when an outer one is watching), and so
 does nested forward mode, ``jacfwd(jacfwd(f))`` or a ``jvp`` of a ``jvp``: each forward
 transform opens a level of its own, and a tangent of an inner level carries the outer
-levels' tangents (``forward_levels.py``).  Reverse over forward (``jacrev(jacfwd(f))``)
+levels' tangents (``forward_mode.py``).  Reverse over forward (``jacrev(jacfwd(f))``)
 raises: the outermost level's tangents are plain arrays, outside every graph.
 """
 import functools
@@ -29,13 +29,13 @@ import math
 
 import numpy as np
 
-from . import engine, forward_levels
+from . import engine, forward_mode
 from .modes import count, state
 from .nn.stateless import functional_call, stack_module_state
 from .tensor import Tensor
 
-from . import vmap as batching
-from .vmap import vmap
+from . import batching
+from .batching import vmap
 
 __all__ = ["jvp", "vjp", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state"]
@@ -92,14 +92,14 @@ def run_level(func, primals, tangents):
     if not getattr(func, "_al_internal", False):    # e.g. hessian's jac_func: not the user's function
         count("forward")
     count("jvp")
-    level = forward_levels.enter()
+    level = forward_mode.enter()
     try:
         for d in duals:
             if isinstance(d, tuple):
-                forward_levels.give(d[0], level, d[1])
+                forward_mode.give(d[0], level, d[1])
         return func(*[d[0] if isinstance(d, tuple) else d for d in duals]), level
     finally:
-        forward_levels.leave(level)
+        forward_mode.leave(level)
 
 
 def _as_tensor(t, p):
@@ -115,7 +115,7 @@ def tangent_of(out, lead=(), level=None):
     if out._base is not None:
         out.grad_fn                     # a view whose base was written since takes its tangent
     want = tuple(lead) + out.shape
-    t = forward_levels.tangent(out, level)
+    t = forward_mode.tangent(out, level)
     if t is None:
         zeros = np.zeros(want, out._data.dtype)
         return zeros if level is None else Tensor._make(zeros)
@@ -151,7 +151,7 @@ def _reverse_leaf(x):
                            f"(al.func differentiates with respect to the argument of dtype "
                            f"{x.dtype!r}; pass a float tensor)")
     leaf = Tensor._make(x._data)
-    carried = forward_levels.carry(x, leaf)     # an outer forward pass (jacfwd(jacrev(f))) keeps its tangents
+    carried = forward_mode.carry(x, leaf)     # an outer forward pass (jacfwd(jacrev(f))) keeps its tangents
     leaf.requires_grad = True
     return leaf, carried
 
@@ -276,7 +276,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(func(*primals), J·tangents)`` in ONE forward pass, by forward mode.
 
     ``primals`` and ``tangents`` are tuples of tensors of the same shapes.  Each input
-    carries its tangent through every operation (the JVP rules in ``ops.py``); the
+    carries its tangent through every operation (the JVP rules in ``rules.py``); the
     outputs' tangents are the directional derivative.  Returns ``(output, jvp_out)``
     (plus ``aux`` with ``has_aux=True``); both mirror the structure of ``func``'s output.
     Inside another forward transform it opens a level of its own, and both results keep

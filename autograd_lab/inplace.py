@@ -16,7 +16,7 @@ Views: a write through a view is a write into its base.  The base's grad_fn beco
 CopySlices, which puts the view's new numbers into the base's old history; a view of the
 base then reads the base's new history (AsStridedBackward0, made when asked).
 
-The methods are installed on Tensor by ``methods.py``.  The walk reaches this module
+The methods are installed on Tensor by ``tensor_methods.py``.  The walk reaches this module
 through :func:`check_versions`; recording reads only the tensor fields ``_vbox`` (the
 version box) and ``_base``.
 """
@@ -26,7 +26,7 @@ import weakref
 
 import numpy as np
 
-from . import checks, dtypes, ops, recording
+from . import checks, dtypes, rules, recording
 from .checks import check_into, index_key, is_mask, is_number
 from .modes import state
 from .tensor import Tensor, unwrap
@@ -86,7 +86,7 @@ def short_name(node):
 
 
 class InPlaceMethods:
-    """Tensor's in-place methods (installed on Tensor by methods.py)."""
+    """Tensor's in-place methods (installed on Tensor by tensor_methods.py)."""
 
     def _bump(self):
         box = self._vbox or self._box()
@@ -104,12 +104,12 @@ class InPlaceMethods:
         self._seen = self._vbox[0]
         grad_mode, state.grad_enabled = state.grad_enabled, True
         try:
-            self._grad_fn = ops.as_strided(base, key=key)._grad_fn
+            self._grad_fn = rules.as_strided(base, key=key)._grad_fn
         finally:
             state.grad_enabled = grad_mode
         t = base._tangent
         if t is not None:                 # (forward mode: its tangent is the base's there too)
-            self._tangent = ops.as_strided(t, key=key, lead=t.ndim - base._data.ndim)
+            self._tangent = rules.as_strided(t, key=key, lead=t.ndim - base._data.ndim)
 
     def _check_inplace(self):
         if self._inference and not state.inference:
@@ -169,7 +169,7 @@ class InPlaceMethods:
         if base is None:
             self._take(node, result._tangent)
         else:                             # the base's new numbers: its old ones, this view's new ones
-            whole = recording.attach(ops.copy_slices, (base, result), {"key": _place(self._data, base._data)},
+            whole = recording.attach(rules.copy_slices, (base, result), {"key": _place(self._data, base._data)},
                                  base._data)
             if whole._grad_fn is not None:
                 _made(whole._grad_fn, base)
@@ -195,7 +195,7 @@ class InPlaceMethods:
         if self._base is not None:
             self._check_view(recorded)
         if not recorded:                  # nothing to record: just write
-            ops.write_into(self._data, value._data if isinstance(value, Tensor) else value, key)
+            rules.write_into(self._data, value._data if isinstance(value, Tensor) else value, key)
             self._bump()
             return self
         if self._base is None:
@@ -203,16 +203,16 @@ class InPlaceMethods:
         base = self._base
         if base._data.ndim == 0:          # a view of one number: written or not (a 0-d mask)
             hit = np.zeros(self._data.shape, bool)
-            ops.write_into(hit, True, key)
-            base._overwrite(ops.copy_slices(base, value, key=(np.array(hit.any()),)))
+            rules.write_into(hit, True, key)
+            base._overwrite(rules.copy_slices(base, value, key=(np.array(hit.any()),)))
             return self
         at = np.ravel_multi_index(_place(self._data, base._data), base.shape)
-        base._overwrite(ops.copy_slices(base, value, key=np.unravel_index(ops.index_forward(at, key),
+        base._overwrite(rules.copy_slices(base, value, key=np.unravel_index(rules.index_forward(at, key),
                                                                           base.shape)))
         return self
 
     def zero_(self):
-        return self._put(ops.zero, 0)
+        return self._put(rules.zero, 0)
 
     def fill_(self, value):
         if isinstance(value, Tensor):
@@ -225,7 +225,7 @@ class InPlaceMethods:
                             f" * (Number value)")
         else:
             dtypes.check_fits(value, self._data.dtype)
-        return self._put(ops.fill, value)
+        return self._put(rules.fill, value)
 
     def copy_(self, src):
         if not isinstance(src, Tensor):
@@ -233,10 +233,10 @@ class InPlaceMethods:
         check_into(self._data.shape, src._data.shape)
         if src._vbox is not None and src._vbox is self._vbox:
             _check_overlap(self, src)
-        return self._put(ops.copy, src)
+        return self._put(rules.copy, src)
 
     def masked_fill_(self, mask, value):
-        return self._put(ops.masked_fill, *masked_args(self, mask, value))
+        return self._put(rules.masked_fill, *masked_args(self, mask, value))
 
     def __setitem__(self, key, value):
         # torch writes one value through a lone mask with masked_fill_, which takes bool
@@ -255,10 +255,10 @@ class InPlaceMethods:
         if self._base is not None or _through_a_view(self._data.shape, key):
             if state.grad_enabled and self._grad_fn is None and self._requires_grad:
                 raise RuntimeError(VIEW_OF_A_LEAF)
-            return self._put(ops.copy_slices, value, key)
+            return self._put(rules.copy_slices, value, key)
         if any(isinstance(k, np.ndarray) for k in key):
-            return self._put(ops.index_put, value, key)
-        return self._put(ops.copy if value._data.ndim else ops.fill, value, key)
+            return self._put(rules.index_put, value, key)
+        return self._put(rules.copy if value._data.ndim else rules.fill, value, key)
 
 
 def in_place_method(method, name):
@@ -387,7 +387,7 @@ def _setitem_value(x, key, value):
     if value._vbox is not None and value._vbox is x._vbox and value._data.ndim and not advanced:
         # (one number is read first, as fill_ reads it; torch's copy_ compares the numbers
         # written, x[key], with the value: x[:, 0] = x[:, 1] is fine)
-        _check_overlap(Tensor._make(ops.index_forward(x._data, key)), value)
+        _check_overlap(Tensor._make(rules.index_forward(x._data, key)), value)
     if advanced:
         if value._data.ndim and np.may_share_memory(x._data, value._data):
             raise RuntimeError(OVERLAP)   # index_put_ refuses even the same numbers (x[:, i] = x)
@@ -397,7 +397,7 @@ def _setitem_value(x, key, value):
                                f"{dtypes.scalar_type_name(x._data.dtype)} for the destination and "
                                f"{dtypes.scalar_type_name(value._data.dtype)} for the source.")
     else:
-        _check_expand(value._data.shape, ops.index_forward(x._data, key).shape, value.dtype)
+        _check_expand(value._data.shape, rules.index_forward(x._data, key).shape, value.dtype)
     return value
 
 

@@ -10,7 +10,7 @@ class _State:
     anomaly = False      # detect_anomaly: nodes keep where they were recorded
     check_nan = True     # ... and backward checks every gradient for NaN
     forward_level = 0   # how many forward-mode levels are live (al.func.jvp, fwAD.dual_level)
-    push_levels = None   # forward_levels.push: the tangents of levels nested inside the outermost
+    push_levels = None   # forward_mode.push: the tangents of levels nested inside the outermost
     dual_tensors = None  # inside forward_ad.dual_level: the tensors given tangents, to take them back
     inference = False    # inside inference_mode: results are marked as inference tensors
     inference_made = False   # some inference tensor exists: recording checks its inputs

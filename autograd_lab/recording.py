@@ -1,7 +1,7 @@
 """Recording: how calling an operation on tensors builds the graph.
 
-An :class:`Op` is one row of the rules table (``ops.py``, and the shell's own rows, as in
-``tensor_ops.py``): a NumPy forward, a vector-Jacobian product (VJP) rule per input and
+An :class:`Op` is one row of the rules table (``rules.py``, and the shell's own rows, as in
+``more_rules.py``): a NumPy forward, a vector-Jacobian product (VJP) rule per input and
 a Jacobian-vector product (JVP) rule per input.  Calling it on tensors runs the forward
 and, when some input requires grad, attaches a :class:`Node` to the result -- the
 result's ``grad_fn``.  The node keeps what
@@ -66,7 +66,7 @@ class Op:
     (see :meth:`writes_into`): ``True`` where ``forward`` takes ``out=`` (a NumPy ufunc),
     else a function ``(*arrays, out)`` doing forward's operations in ``out``.  Either way
     the result has the first input's dtype when all the arrays share it.
-    ``batch``: how the op runs on a batch inside ``al.func.vmap`` (see ``vmap.py``):
+    ``batch``: how the op runs on a batch inside ``al.func.vmap`` (see ``batching.py``):
     ``rule(op, n, *inputs, **params)`` where every array input carries ``n`` leading
     batch dimensions; None: vmap calls the op once per sample.
     """
@@ -418,7 +418,7 @@ def attach(op, args, params, out, arrays=None):
                 if type(a) is Tensor and a._base is not None and a._seen != a._vbox[0]:
                     a._see_base()
         _push_tangent(op, args, params, result)
-        if state.forward_level > 1:   # tangents of tangents (nested levels: forward_levels.py)
+        if state.forward_level > 1:   # tangents of tangents (nested levels: forward_mode.py)
             state.push_levels(op, args, params, result)
         if result._grad_fn is not None:
             result._grad_fn.tangent = result._tangent

@@ -1,7 +1,7 @@
 """The rules table as a reader sees it: every operation with its forward, VJP and JVP
 rules, read from the source itself so the book's table cannot drift from the code.  The
-core's rows in ``ops.py`` come first, then the shell's (``tensor_ops.py``,
-``einsum_ops.py``, and ``nn/loss_ops.py`` for the losses).
+core's rows in ``rules.py`` come first, then the shell's (``more_rules.py``,
+``einsum_rules.py``, and ``nn/loss_rules.py`` for the losses).
 
     >>> from autograd_lab import rulebook
     >>> rulebook.rule("where").vjp
@@ -16,16 +16,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import einsum_ops, ops, tensor_ops
-from .nn import loss_ops
+from . import einsum_rules, more_rules
+from . import rules as core_rules
+from .nn import loss_rules
 from .recording import Op
 
-MODULES = (ops, tensor_ops, einsum_ops, loss_ops)    # where the table's rows live, the core's first
+MODULES = (core_rules, more_rules, einsum_rules, loss_rules)    # where the table's rows live, the core's first
 
 
 @dataclass(frozen=True)
 class Rule:
-    name: str            # the Python name in its module (ops.mul)
+    name: str            # the Python name in its module (rules.mul)
     grad_fn: str         # the node's name in the graph (MulBackward0)
     inputs: tuple        # the rule functions' input names, e.g. ('a', 'b')
     forward: str         # the NumPy forward, as source text
@@ -38,7 +39,7 @@ class Rule:
     keeps: str = ""      # the same in words: "the output", "a and b", "nothing", ...
     batch: str = "—"     # how al.func.vmap runs it on a batch (Op.batch): a shared rule's
                          # name (broadcast, reduction), a rule's body, or — (once per sample)
-    module: str = "ops"  # the module it lives in: ops, tensor_ops or loss_ops
+    module: str = "rules"  # the module it lives in: rules, more_rules, einsum_rules, loss_rules, ...
 
 
 def table():
@@ -175,12 +176,12 @@ def rule(name):
 
 def helpers():
     """{name: source} of the helper functions the rules call (``_unreduce(...)`` and
-    the like), each read from the module its row lives in, else from ops.py."""
+    the like), each read from the module its row lives in, else from rules.py."""
     found = {}
     for r in rules():
         module = next(m for m in MODULES if m.__name__.endswith("." + r.module))
         for name in re.findall(r"\b(_[a-z_]+)\(", " ".join(r.vjp + r.jvp)):
-            fn = getattr(module, name, None) or getattr(ops, name)
+            fn = getattr(module, name, None) or getattr(core_rules, name)
             found.setdefault(name, inspect.getsource(fn))
     return dict(sorted(found.items()))
 

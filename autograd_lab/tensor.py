@@ -5,7 +5,7 @@ user made; if it ``requires_grad``, backward accumulates into its ``.grad``.  A 
 computed from others carries ``grad_fn``, the graph node that made it.  This module
 defines what a tensor *is*; the methods that compute with it (``x + y``, ``x.exp()``,
 ``x.backward()``, ``x.add_(v)``) call the rules table and the walk, and are installed on
-the class by ``methods.py`` once those exist.
+the class by ``tensor_methods.py`` once those exist.
 """
 import warnings
 import weakref

@@ -1007,7 +1007,7 @@ def plot_where(cond, a, b, *, grad=None, names=("x", "y"), title=None):
     ``L = out.sum()``) on copies of the branches, and draws what arrived at each one.
     The condition is drawn receiving none.  1-D or small 2-D inputs (flattened).
     """
-    from . import tensor_functions as functions, creation
+    from . import functions as functions, creation
     cond_t = cond if isinstance(cond, Tensor) else creation.tensor(np.asarray(cond, dtype=bool))
 
     def branch(v):

@@ -126,7 +126,7 @@ def test_an_in_place_write_to_a_tensor_carrying_a_nested_tangent_is_refused():
 
 
 def test_a_custom_function_inside_nested_forward_levels_is_refused_not_zeroed():
-    from autograd_lab import forward_levels
+    from autograd_lab import forward_mode
     from test_gradcheck import Square           # x², with its jvp
 
     x = f64([1.0, 2.0])
@@ -134,7 +134,7 @@ def test_a_custom_function_inside_nested_forward_levels_is_refused_not_zeroed():
     with pytest.raises(RuntimeError, match="^SquareBackward pushes tangents at the outermost "
                                            "forward-mode level only"):
         al.func.jacfwd(al.func.jacfwd(Square.apply))(x)
-    assert state.forward_level == 0 and forward_levels.stack == []
+    assert state.forward_level == 0 and forward_mode.stack == []
 
 
 def test_reverse_over_forward_raises_instead_of_returning_zeros():

@@ -9,7 +9,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "autograd_lab"
 
 # the core: what chapter 06 sends a reader to (see README, "Layout")
-CORE = ["tensor", "recording", "ops", "inplace", "engine"]
+CORE = ["tensor", "recording", "rules", "inplace", "engine"]
 
 
 def module_name(path):
@@ -110,7 +110,7 @@ def test_no_module_imports_another_modules_private_names():
 
 
 def test_no_module_reads_another_modules_private_names():
-    """``ops._helper`` from outside ops: a private name read through the module."""
+    """``rules._helper`` from outside rules: a private name read through the module."""
     known = modules()
     bad = []
     for name, path in known.items():
@@ -191,12 +191,12 @@ def backward_path(program):
 
 def test_backward_runs_code_in_three_files_of_the_core():
     """Chapter 06's promise: y.backward(v) reaches x.grad through the walk (engine.py),
-    a rule (ops.py) and the tensor (tensor.py), nothing else: at most 150 lines of code."""
+    a rule (rules.py) and the tensor (tensor.py), nothing else: at most 150 lines of code."""
     import autograd_lab as al
     x = al.tensor([1.0, 2.0], requires_grad=True)
     y, v = x * x, al.tensor([1.0, 1.0])
     files = backward_path(lambda: y.backward(v))
-    assert set(files) == {"engine.py", "ops.py", "tensor.py"}, files
+    assert set(files) == {"engine.py", "rules.py", "tensor.py"}, files
     assert x.grad.tolist() == [2.0, 4.0]
     names = {f for functions in files.values() for f, _ in functions}
     assert {"walk", "vjp", "commit"} <= names

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab import ops, recording, rulebook
+from autograd_lab import rules, recording, rulebook
 
 from op_cases import CASES, make_inputs
 
@@ -76,15 +76,15 @@ def test_every_differentiable_op_in_the_table_has_a_case():
                 covered.add(node.op)
                 stack.extend(node.next)
     differentiable = {op for op in rulebook.table().values() if op.differentiable}
-    internal = {ops.sum_to, ops.scatter, ops.grad_copy}   # reached only inside the engine
+    internal = {rules.sum_to, rules.scatter, rules.grad_copy}   # reached only inside the engine
     missing = {name for name, op in rulebook.table().items() if op in differentiable - covered - internal}
     assert not missing, f"ops without a gradient test: {sorted(missing)}"
 
 
 def test_sum_to_and_scatter_rules_hold_under_create_graph():
     x = al.tensor(np.arange(6.0).reshape(2, 3), dtype=al.float64, requires_grad=True)
-    assert al.autograd.gradcheck(lambda t: ops.sum_to(t, (1, 3)), [x])
-    assert al.autograd.gradcheck(lambda t: ops.scatter(t, (4, 3), (slice(1, 3),)), [x])
+    assert al.autograd.gradcheck(lambda t: rules.sum_to(t, (1, 3)), [x])
+    assert al.autograd.gradcheck(lambda t: rules.scatter(t, (4, 3), (slice(1, 3),)), [x])
 
 
 def test_where_sends_no_gradient_to_the_condition_and_routes_by_mask():

@@ -1,15 +1,15 @@
-"""The rules table the book prints is read from the source of its rows (ops.py, then the
-shell's tensor_ops.py and nn/loss_ops.py)."""
+"""The rules table the book prints is read from the source of its rows (rules.py, then the
+shell's more_rules.py and nn/loss_rules.py)."""
 import inspect
 import re
 
-from autograd_lab import ops, recording, rulebook, tensor_ops
-from autograd_lab.nn import loss_ops
+from autograd_lab import rules, recording, rulebook, more_rules
+from autograd_lab.nn import loss_rules
 
 
 def test_every_op_in_the_table_has_a_row_with_readable_rules():
     rows = {r.name: r for r in rulebook.rules()}
-    assert set(ops.table()) < set(rows) == set(rulebook.table())
+    assert set(rules.table()) < set(rows) == set(rulebook.table())
     for r in rows.values():
         texts = (r.forward,) + r.vjp + r.jvp
         assert all("<lambda>" not in t for t in texts), r
@@ -39,13 +39,13 @@ def test_markdown_table_has_one_row_per_differentiable_op():
 
 def test_the_table_lists_every_row_of_its_modules_once_where_it_is_defined():
     rows = {r.name: r for r in rulebook.rules()}
-    for module, where in [(ops, "ops"), (tensor_ops, "tensor_ops"), (loss_ops, "loss_ops")]:
+    for module, where in [(rules, "rules"), (more_rules, "more_rules"), (loss_rules, "loss_rules")]:
         own = [name for name, op in vars(module).items() if isinstance(op, recording.Op)
                and all(op is not v for m in rulebook.MODULES[:rulebook.MODULES.index(module)]
                        for v in vars(m).values())]
         assert own and all(rows[name].module == where for name in own), where
-    assert rows["gather"].module == "tensor_ops" and rows["mse_loss"].module == "loss_ops"
-    assert rows["where"].module == "ops"      # (tensor_ops imports it: still ops.py's row)
+    assert rows["gather"].module == "more_rules" and rows["mse_loss"].module == "loss_rules"
+    assert rows["where"].module == "rules"      # (more_rules imports it: still rules.py's row)
 
 
 def test_helpers_are_read_from_the_module_of_their_row():
@@ -54,4 +54,4 @@ def test_helpers_are_read_from_the_module_of_their_row():
     called = {name for r in rulebook.rules() for text in r.vjp + r.jvp
               for name in re.findall(r"\b(_[a-z_]+)\(", text)}
     assert set(found) == called
-    assert inspect.getsource(loss_ops._spread) == found["_spread"]
+    assert inspect.getsource(loss_rules._spread) == found["_spread"]

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab import func, ops, rulebook
-from autograd_lab import vmap as batching
+from autograd_lab import func, rules, rulebook
+from autograd_lab import batching
 from autograd_lab.modes import state
 from autograd_lab.recording import Op
 

@@ -1,4 +1,4 @@
-"""al.func.vmap over the layer rows (nn/layer_ops.py) against torch.func.vmap: convolution
+"""al.func.vmap over the layer rows (nn/layer_rules.py) against torch.func.vmap: convolution
 with a batch of images, of weights, of biases, or all of them; pooling; linear -- values
 and per-sample gradients on seeded random cases, each vectorized (no per-sample
 fallback); the adjoint rows under vmap against a loop; and the per-sample gradients of
@@ -13,8 +13,8 @@ torch = pytest.importorskip("torch", reason="torch is not installed; `pip instal
 
 import autograd_lab as al  # noqa: E402
 from autograd_lab import func  # noqa: E402
-from autograd_lab import vmap as batching  # noqa: E402
-from autograd_lab.nn import layer_ops  # noqa: E402
+from autograd_lab import batching  # noqa: E402
+from autograd_lab.nn import layer_rules  # noqa: E402
 
 B = 3
 
@@ -162,17 +162,17 @@ def test_the_adjoint_rows_under_vmap_match_a_loop():
     """The rows of the backward (and of the backward's backward) batch too: each called on
     a batch equals one call per sample."""
     x, w, g = (al.tensor(a) for a in arrays([(B, 2, 4, 7, 6), (B, 6, 2, 3, 2), (B, 2, 6, 4, 6)], 4))
-    geo = layer_ops.Geometry((2, 1), ((1, 1), (1, 1)), (1, 2), 2, (7, 6), (3, 2))
-    rows = [(lambda g, w: layer_ops.conv2d_input_grad(g, w, geo=geo), (g, w)),
-            (lambda g, w: layer_ops.conv2d_input_grad(g, w, geo=geo), (g, w[0])),
-            (lambda x, g: layer_ops.conv2d_weight_grad(x, g, geo=geo), (x, g)),
-            (lambda x, g: layer_ops.conv2d_weight_grad(x, g, geo=geo), (x[0], g))]
-    pool = layer_ops.Geometry((2, 2), ((1, 1), (1, 1)), (1, 1), 1, (7, 6), (3, 3))
-    index = func.vmap(lambda x: layer_ops.max_pool_index(x, geo=pool))(x)
+    geo = layer_rules.Geometry((2, 1), ((1, 1), (1, 1)), (1, 2), 2, (7, 6), (3, 2))
+    rows = [(lambda g, w: layer_rules.conv2d_input_grad(g, w, geo=geo), (g, w)),
+            (lambda g, w: layer_rules.conv2d_input_grad(g, w, geo=geo), (g, w[0])),
+            (lambda x, g: layer_rules.conv2d_weight_grad(x, g, geo=geo), (x, g)),
+            (lambda x, g: layer_rules.conv2d_weight_grad(x, g, geo=geo), (x[0], g))]
+    pool = layer_rules.Geometry((2, 2), ((1, 1), (1, 1)), (1, 1), 1, (7, 6), (3, 3))
+    index = func.vmap(lambda x: layer_rules.max_pool_index(x, geo=pool))(x)
     gp = al.tensor(arrays([(B, 2, 4, 4, 3)], 5)[0])
     divisor = np.full((4, 3), 9.0)
-    rows += [(lambda g, x, i: layer_ops.max_pool2d_backward(g, x, i, size=(7, 6)), (gp, x, index)),
-             (lambda g, x: layer_ops.avg_pool2d_backward(g, x, geo=pool, divisor=divisor), (gp, x))]
+    rows += [(lambda g, x, i: layer_rules.max_pool2d_backward(g, x, i, size=(7, 6)), (gp, x, index)),
+             (lambda g, x: layer_rules.avg_pool2d_backward(g, x, geo=pool, divisor=divisor), (gp, x))]
     for f, args in rows:
         dims = tuple(0 if a.ndim == 5 else None for a in args)
         batched = func.vmap(f, in_dims=dims)(*args)

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed; `pip instal
                                             "to compare autograd_lab with PyTorch")
 
 import autograd_lab as al  # noqa: E402
-from autograd_lab import func, vmap as batching  # noqa: E402
+from autograd_lab import batching, func  # noqa: E402
 
 from op_cases import CASES, error_of  # noqa: E402
 from test_engine_vs_torch import _torch_version as torch_version  # noqa: E402

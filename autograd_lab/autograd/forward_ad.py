@@ -6,7 +6,7 @@
         jvp = fwAD.unpack_dual(y).tangent         # J @ tangent
 
 This is the same engine as ``al.func.jvp``: a tensor carries its tangent beside its
-value, and each operation's JVP rule (``ops.py``) computes the output's tangent while the
+value, and each operation's JVP rule (``rules.py``) computes the output's tangent while the
 operation runs.  Leaving the level takes every tangent it gave away, so a later forward
 pass cannot mistake them for its own.
 """

@@ -25,7 +25,7 @@ Shapes: the Jacobian of an output ``y`` with respect to an input ``x`` has shape
 """
 import numpy as np
 
-from .. import engine, forward_levels
+from .. import engine, forward_mode
 from ..func import finish
 from ..modes import count, enable_grad, set_grad_enabled, state
 from ..tensor import Tensor
@@ -83,7 +83,7 @@ def _fresh(x, create_graph, need_graph):
     if create_graph and x.requires_grad:
         return x.view_as(x)
     t = Tensor._make(x._data)
-    forward_levels.carry(x, t)          # an enclosing al.func.jvp keeps its tangents
+    forward_mode.carry(x, t)          # an enclosing al.func.jvp keeps its tangents
     if need_graph:
         if x._data.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
@@ -359,7 +359,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 def _stack_rows(rows, shape, graph):
     if graph:
-        from ..tensor_functions import stack
+        from ..functions import stack
         return stack(rows).reshape(shape)
     return Tensor._make(np.stack([r._data for r in rows]).reshape(shape))
 

@@ -1,6 +1,6 @@
 """``al.nn``: the torch.nn pieces tutorials train with -- modules (layers, activations,
 losses) in ``modules.py``, the functions behind them in ``functional.py``, the rules of
-linear, convolution and pooling layers in ``layer_ops.py``, of the losses in ``loss_ops.py``,
+linear, convolution and pooling layers in ``layer_rules.py``, of the losses in ``loss_rules.py``,
 initialisations in ``init.py``."""
 from . import functional, init
 from .modules import (AdaptiveAvgPool2d, AvgPool2d, BCELoss, BCEWithLogitsLoss, Conv2d, CrossEntropyLoss,

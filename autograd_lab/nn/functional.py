@@ -1,15 +1,15 @@
-"""``al.nn.functional``: activations and losses, each a row of the rules table (``ops.py``,
-``layer_ops.py``, ``loss_ops.py``) or built from them, with torch's signatures and checks."""
+"""``al.nn.functional``: activations and losses, each a row of the rules table (``rules.py``,
+``layer_rules.py``, ``loss_rules.py``) or built from them, with torch's signatures and checks."""
 import warnings
 
 import numpy as np
 
-from .. import creation, dtypes, tensor_functions as _f
-from .. import ops as _ops
-from ..vmap import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
+from .. import creation, dtypes, functions as _f
+from .. import rules as _rules
+from ..batching import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
 from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t, wrap_dim as _wrap_dim
 from ..tensor import Tensor as _Tensor
-from . import layer_ops, loss_ops
+from . import layer_rules, loss_rules
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
@@ -83,7 +83,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _legacy(size_average, reduce)
     _checked("mse_loss", input, target, reduction)
     if weight is None:
-        return loss_ops.mse_loss(input, target, reduction=reduction)
+        return loss_rules.mse_loss(input, target, reduction=reduction)
     return _weighted_loss((input - target) ** 2, input, weight, reduction)
 
 
@@ -106,7 +106,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x = _numbers(input)                                      # (under vmap: every sample's)
     if x.size and not (np.all(x >= 0) and np.all(x <= 1)):    # (NaN fails too)
         raise RuntimeError("all elements of input should be between 0 and 1")
-    return loss_ops.binary_cross_entropy(input, target, weight=_constant(weight, input, "weight"),
+    return loss_rules.binary_cross_entropy(input, target, weight=_constant(weight, input, "weight"),
                                      reduction=reduction)
 
 
@@ -116,7 +116,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _legacy(size_average, reduce)
     _checked("binary_cross_entropy_with_logits", input, target, reduction,
              "Target size ({target}) must be the same as input size ({input})")
-    return loss_ops.binary_cross_entropy_with_logits(input, target, weight=_constant(weight, input, "weight"),
+    return loss_rules.binary_cross_entropy_with_logits(input, target, weight=_constant(weight, input, "weight"),
                                                  pos_weight=_constant(pos_weight, input, "pos_weight"),
                                                  reduction=reduction)
 
@@ -132,7 +132,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     numbers = _numbers(target).astype(np.int64, copy=False)
     _in_bounds(numbers, input.shape[1] if input.ndim > 1 else input.shape[0], ignore_index)
     t = target if _is_batched(target) else numbers
-    return loss_ops.nll_loss(input, t, weight=_constant(weight, input, "weight"),
+    return loss_rules.nll_loss(input, t, weight=_constant(weight, input, "weight"),
                          ignore_index=ignore_index, reduction=reduction)
 
 
@@ -170,7 +170,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     classes = input.shape[dim]
     if target._data.dtype.kind == "f":                      # probabilities, one per class
         _checked("cross_entropy", input, target, reduction, _SAME_SIZE)
-        w = 1 if weight is None else _ops.unsqueeze(_t(_constant(weight, input, "weight")), -1) \
+        w = 1 if weight is None else _rules.unsqueeze(_t(_constant(weight, input, "weight")), -1) \
             if dim == 0 else _t(_constant(weight, input, "weight")).reshape((classes,) + (1,) * (input.ndim - 2))
         per_sample = -(logp * (target * (1 - eps) + eps / classes) * w).sum(dim)
         if reduction == "mean":
@@ -208,9 +208,9 @@ def linear(input, weight, bias=None):
     if bias is None:
         return input @ weight.t()
     if input.ndim == 2:
-        return layer_ops.addmm(bias, input, weight.t())
+        return layer_rules.addmm(bias, input, weight.t())
     if input.ndim and input._data.flags.c_contiguous and weight.ndim == 2:
-        rows = layer_ops.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
+        rows = layer_rules.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
         return rows.reshape(*input.shape[:-1], rows.shape[-1])
     return input @ weight.t() + bias
 
@@ -241,7 +241,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input.mul_(mask) if inplace else input * mask
 
 
-# -- convolution and pooling: torch's checks, then a row of layer_ops ---------------------------
+# -- convolution and pooling: torch's checks, then a row of layer_rules ---------------------------
 def _pair(value, name, dims=2, fn=None):
     """An int or a sequence of ``dims`` ints, as a tuple of ``dims``; torch's words if not."""
     if isinstance(value, (list, tuple)):
@@ -283,8 +283,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         raise RuntimeError("non-positive groups is not supported")
     pads = _conv_padding(padding, stride, dilation, weight.shape[2:])
     _conv_checks(input, weight, bias, groups, pads, dilation)
-    geo = layer_ops.Geometry(stride, pads, dilation, groups, tuple(input.shape[2:]), tuple(weight.shape[2:]))
-    return layer_ops.conv2d(input, weight, bias, geo=geo)
+    geo = layer_rules.Geometry(stride, pads, dilation, groups, tuple(input.shape[2:]), tuple(weight.shape[2:]))
+    return layer_rules.conv2d(input, weight, bias, geo=geo)
 
 
 def _conv_padding(padding, stride, dilation, kernel):
@@ -380,15 +380,15 @@ def _pool_geometry(name, input, kernel_size, stride, padding, dilation, ceil_mod
                            "Output size is too small")
     pads = tuple((p, max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
                  for n, k, s, p, d, o in zip(sizes, kernel, stride, pad, dilation, out))
-    return layer_ops.Geometry(stride, pads, dilation, 1, tuple(sizes), kernel)
+    return layer_rules.Geometry(stride, pads, dilation, 1, tuple(sizes), kernel)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The largest entry of each window; with ``return_indices``, also where it is (h * W + w
     in the input's plane), as torch."""
     geo = _pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    index = layer_ops.max_pool_index(input, geo=geo)
-    out = layer_ops.max_pool2d(input, index, size=geo.size)
+    index = layer_rules.max_pool_index(input, geo=geo)
+    out = layer_rules.max_pool2d(input, index, size=geo.size)
     return (out, index) if return_indices else out
 
 
@@ -409,7 +409,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         divisor = np.outer(h, w)
     if input._data.dtype.kind == "f":
         divisor = np.asarray(divisor, input._data.dtype)
-    return layer_ops.avg_pool2d(input, geo=geo, divisor=divisor)
+    return layer_rules.avg_pool2d(input, geo=geo, divisor=divisor)
 
 
 def _outputs(geo):
@@ -449,5 +449,5 @@ def adaptive_avg_pool2d(input, output_size):
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for "
                                   f"'{dtypes.scalar_type_name(input._data.dtype)}'")
     dtype = input._data.dtype
-    rows, cols = (layer_ops.adaptive_weights(n, o, dtype) for n, o in zip(input.shape[-2:], sizes))
-    return layer_ops.adaptive_avg_pool2d(input, rows=rows, cols=cols)
+    rows, cols = (layer_rules.adaptive_weights(n, o, dtype) for n, o in zip(input.shape[-2:], sizes))
+    return layer_rules.adaptive_avg_pool2d(input, rows=rows, cols=cols)

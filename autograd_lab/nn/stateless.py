@@ -14,7 +14,7 @@ given for either name under both, unless ``tie_weights=False``.
 import contextlib
 
 from ..tensor import Tensor
-from ..tensor_functions import stack
+from ..functions import stack
 
 __all__ = ["functional_call", "stack_module_state"]
 

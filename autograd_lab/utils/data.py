@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from .. import creation, dtypes, tensor_functions
+from .. import creation, dtypes, functions
 from ..tensor import Tensor
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "Sampler", "SequentialSampler",
@@ -201,7 +201,7 @@ def default_collate(batch):
     containers collated entry by entry (a tuple's entries come back as a list)."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return tensor_functions.stack(batch, 0)
+        return functions.stack(batch, 0)
     if isinstance(elem, np.ndarray) and elem.dtype.kind in "biuf":
         return default_collate([creation.as_tensor(b) for b in batch])
     if isinstance(elem, np.generic) and not isinstance(elem, (np.str_, np.bytes_)):

@@ -13,7 +13,7 @@ from .. import viz
 from ..creation import tensor as _tensor
 from ..engine import grad as _grad
 from ..tensor import Tensor
-from ..tensor_functions import sigmoid as _sigmoid
+from ..functions import sigmoid as _sigmoid
 from . import _base as b
 
 LIMIT = 1e6          # the largest |number| a reader may type (the view's sliders say the same)

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import viz
 from ..creation import tensor as _tensor
-from ..tensor_functions import sqrt as _sqrt, where as _where
+from ..functions import sqrt as _sqrt, where as _where
 from . import _base as b
 
 

@@ -7,7 +7,7 @@ own id, and a tensor keeps its tangent for that level as a *tensor* in ``_levels
 tensor carries tangents of its own, for the levels outside k: the second derivatives.
 
 The rule that pushes a level-k tangent through an operation is the operation's JVP rule
-(ops.py), evaluated on tensors while only the levels outside k are live: the rule's own
+(rules.py), evaluated on tensors while only the levels outside k are live: the rule's own
 operations then push those levels' tangents, which differentiates the rule.  This is how
 functorch nests its levels (each wraps the one outside it); :func:`push` is the one place
 that does it, called by recording.attach whenever more than one level is live.

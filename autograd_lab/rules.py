@@ -2,8 +2,8 @@
 
 Arithmetic, selection, elementwise functions, reductions, shapes, indexing and writes,
 matmul.  The shell adds rows of its own, built the same way on these: torch's other tensor
-functions in ``tensor_ops.py`` and nn's losses in ``nn/loss_ops.py`` (``rulebook`` shows
-them after these), and nn's layers in ``nn/layer_ops.py``.
+functions in ``more_rules.py`` and nn's losses in ``nn/loss_rules.py`` (``rulebook`` shows
+them after these), and nn's layers in ``nn/layer_rules.py``.
 
 Each entry is one :class:`~autograd_lab.recording.Op`:
 
@@ -80,7 +80,7 @@ def _reduce_name(base):
 
 
 # -- batch rules (al.func.vmap): how an op runs on a whole batch at once -----------------
-# vmap.py hands a rule the op, ``n`` and the inputs, every array input carrying ``n``
+# batching.py hands a rule the op, ``n`` and the inputs, every array input carrying ``n``
 # leading batch dimensions (size 1 where it is not batched); the rule runs the op ONCE
 # and returns the output with the batch dimensions in front.  The op's own dimensions
 # sit behind them, so a rule only has to turn the sample's dims into batch-safe ones.
@@ -584,7 +584,7 @@ def _pick_jvp(t, y, x, key, dim, keepdim):
 def _batch_pick(op, n, x, key, dim, keepdim, **params):
     """The key's arrays index a sample's dims (the found indices may carry the batch dims
     in front: right-aligned, they broadcast); the batch dims get a range each.  (x.sort's
-    row too, in tensor_ops.py: ``params`` are its own.)"""
+    row too, in more_rules.py: ``params`` are its own.)"""
     lead = tuple(np.arange(s).reshape((s,) + (1,) * (x.ndim - 1 - i)) for i, s in enumerate(x.shape[:n]))
     return op(x, key=lead + tuple(key), dim=dim + n, keepdim=keepdim or x.ndim == n, **params)
 

@@ -4,8 +4,8 @@ Inside ``vmap(f)(x)``, ``f`` sees a :class:`BatchedTensor`: a tensor with the sh
 one sample whose numbers are the whole batch, kept in a plain tensor (``_phys``) with
 one leading dimension per vmap level (``_levels``, outermost first).  Every operation of
 the rules table on a batched input goes through the op's **batch rule**
-(``Op.batch``, beside its VJP and JVP in its row: ``ops.py``, ``tensor_ops.py``,
-``nn/loss_ops.py``, ``nn/layer_ops.py``): the rule gets the inputs with the
+(``Op.batch``, beside its VJP and JVP in its row: ``rules.py``, ``more_rules.py``,
+``nn/loss_rules.py``, ``nn/layer_rules.py``): the rule gets the inputs with the
 batch dimensions in front and runs the op ONCE on the physical arrays -- vectorized,
 not a loop.  An op with no batch rule yet is called once per sample, with a warning the
 first time (as torch's vmap warns of its "performance drop").
@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from . import ops
+from . import rules
 from .modes import state
 from .tensor import Tensor
 
@@ -141,7 +141,7 @@ class BatchedTensor(Tensor):
 
 
 def _refuse_writes():
-    """In-place methods of a batched tensor refuse (Tensor gets them from methods.py, after
+    """In-place methods of a batched tensor refuse (Tensor gets them from tensor_methods.py, after
     this module is imported: done at the first vmap call)."""
     if "_writes_refused" in BatchedTensor.__dict__:
         return
@@ -201,7 +201,7 @@ def physical(x, want):
     p = _ones_for_missing(p, have, want)
     sizes = tuple(_size(lvl) for lvl in want)
     if p.shape[:len(want)] != sizes:
-        p = ops.expand(p, shape=sizes + p.shape[len(want):])
+        p = rules.expand(p, shape=sizes + p.shape[len(want):])
     return p
 
 
@@ -215,7 +215,7 @@ def _ones_for_missing(p, have, want):
             k += 1
         else:
             shape.append(1)
-    return ops.reshape(p, shape=tuple(shape) + p.shape[len(have):])
+    return rules.reshape(p, shape=tuple(shape) + p.shape[len(have):])
 
 
 # -- running an op on batched inputs: the op's batch rule, or one call per sample ----------
@@ -224,7 +224,7 @@ _names = {}
 
 def _op_name(op):
     if not _names:
-        _names.update({id(o): name for name, o in ops.table().items()})
+        _names.update({id(o): name for name, o in rules.table().items()})
     return _names.get(id(op), op.grad_name((), {}))
 
 
@@ -234,7 +234,7 @@ def _aligned(a, want, n):
     if type(a) is BatchedTensor:
         return a._phys if a._levels == want else _ones_for_missing(a._phys, a._levels, want)
     if type(a) is Tensor:
-        return ops.reshape(a, shape=(1,) * n + a.shape)
+        return rules.reshape(a, shape=(1,) * n + a.shape)
     if type(a) is np.ndarray:
         return a.reshape((1,) * n + a.shape)
     return a
@@ -260,7 +260,7 @@ def _run(op, args, params):
         out = op.batch(op, n, *phys, **params)
     sizes = tuple(_size(lvl) for lvl in want)
     if out.shape[:n] != sizes:               # every input had a 1 there: spread it over the batch
-        out = ops.expand(out, shape=sizes + out.shape[n:])
+        out = rules.expand(out, shape=sizes + out.shape[n:])
     return wrap(out, want)
 
 
@@ -282,17 +282,17 @@ def _per_sample(op, phys, params, want, n):
         if isinstance(a, (Tensor, np.ndarray)):
             own = a.shape[n:]
             if isinstance(a, Tensor):
-                a = ops.reshape(ops.expand(a, shape=sizes + own), shape=(total,) + own)
+                a = rules.reshape(rules.expand(a, shape=sizes + own), shape=(total,) + own)
             else:
                 a = np.broadcast_to(a, sizes + own).reshape((total,) + own)
             flat.append((True, a))
         else:
             flat.append((False, a))
-    outs = [op(*[ops.index(a, key=(i,)) if batched and isinstance(a, Tensor) else
+    outs = [op(*[rules.index(a, key=(i,)) if batched and isinstance(a, Tensor) else
                  a[i] if batched else a for batched, a in flat], **params)
             for i in range(total)]
-    out = ops.stack(*outs, dim=0)
-    return ops.reshape(out, shape=sizes + out.shape[1:])
+    out = rules.stack(*outs, dim=0)
+    return rules.reshape(out, shape=sizes + out.shape[1:])
 
 
 def numbers(x):
@@ -329,13 +329,13 @@ def _reads_values(fn, name):
             if not is_batched(a):
                 return None
             p = physical(a, want)
-            return ops.reshape(p, shape=(total,) + p.shape[len(want):])
+            return rules.reshape(p, shape=(total,) + p.shape[len(want):])
         flats = [flat(a) for a in args]
         kflats = {k: flat(v) for k, v in kwargs.items()}
         outs = []
         for i in range(total):
-            call = [a if f is None else ops.index(f, key=(i,)) for a, f in zip(args, flats)]
-            kcall = {k: v if kflats[k] is None else ops.index(kflats[k], key=(i,))
+            call = [a if f is None else rules.index(f, key=(i,)) for a, f in zip(args, flats)]
+            kcall = {k: v if kflats[k] is None else rules.index(kflats[k], key=(i,))
                      for k, v in kwargs.items()}
             outs.append(fn(*call, **kcall))
         if isinstance(outs[0], tuple):            # (values, indices): each stacked
@@ -346,8 +346,8 @@ def _reads_values(fn, name):
 
 
 def _stacked(outs, sizes, want):
-    out = ops.stack(*outs, dim=0)
-    return wrap(ops.reshape(out, shape=sizes + out.shape[1:]), want)
+    out = rules.stack(*outs, dim=0)
+    return wrap(rules.reshape(out, shape=sizes + out.shape[1:]), want)
 
 
 # -- vmap itself ------------------------------------------------------------------------
@@ -533,7 +533,7 @@ def _check_out_dims(out_dims, name):
 
 
 def _slice(a, d, start, stop):
-    return ops.index(a, key=(slice(None),) * d + (slice(start, stop),))
+    return rules.index(a, key=(slice(None),) * d + (slice(start, stop),))
 
 
 def _output_dims(out, ospec, out_dims, name):
@@ -562,7 +562,7 @@ def _join(pieces, out_dims, name):
     odims = _output_dims(pieces[0], spec, out_dims, name)
     flats = [_leaves(p)[0] for p in pieces]
     return _rebuild(spec, [first[i] if d is None else
-                           ops.cat(*[f[i] for f in flats], dim=d % first[i].ndim)
+                           rules.cat(*[f[i] for f in flats], dim=d % first[i].ndim)
                            for i, d in enumerate(odims)])
 
 
@@ -574,12 +574,12 @@ def _enter(a, d, level):
         if d != 0:
             order = list(range(p.ndim))
             order.insert(k, order.pop(k + d))
-            p = ops.permute(p, dims=tuple(order))
+            p = rules.permute(p, dims=tuple(order))
         return wrap(p, a._levels + (level,))
     if d != 0:
         order = list(range(a.ndim))
         order.insert(0, order.pop(d))
-        a = ops.permute(a, dims=tuple(order))
+        a = rules.permute(a, dims=tuple(order))
     return wrap(a, (level,))
 
 
@@ -593,7 +593,7 @@ def _exit(o, level, size, d):
         rest = o._levels if is_batched(o) else ()
         p = o._phys if is_batched(o) else o
         k = len(rest)
-        p = ops.expand(ops.unsqueeze(p, dim=k), shape=p.shape[:k] + (size,) + p.shape[k:])
+        p = rules.expand(rules.unsqueeze(p, dim=k), shape=p.shape[:k] + (size,) + p.shape[k:])
     own = p.ndim - len(rest) - 1
     if not -(own + 1) <= d < own + 1:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-(own + 1)}, {own}], "
@@ -602,7 +602,7 @@ def _exit(o, level, size, d):
     order = list(range(p.ndim))
     order.insert(target, order.pop(k))
     if order != list(range(p.ndim)):
-        p = ops.permute(p, dims=tuple(order))
+        p = rules.permute(p, dims=tuple(order))
     return wrap(p, rest)
 
 
@@ -673,19 +673,19 @@ def in_front(x, extra, levels):
     order = [both.index(lvl) for lvl in extra] + [both.index(lvl) for lvl in levels]
     order += list(range(len(both), p.ndim))
     if order != list(range(p.ndim)):
-        p = ops.permute(p, dims=tuple(order))
+        p = rules.permute(p, dims=tuple(order))
     sizes = p.shape[:len(extra)]
-    return ops.reshape(p, shape=(math.prod(sizes),) + p.shape[len(extra):]), sizes
+    return rules.reshape(p, shape=(math.prod(sizes),) + p.shape[len(extra):]), sizes
 
 
 def from_front(t, extra, sizes, levels):
     """The inverse of :func:`in_front`: a batched tensor over ``extra`` and ``levels``."""
     both = tuple(sorted(extra + levels))
-    t = ops.reshape(t, shape=tuple(sizes) + t.shape[1:])
+    t = rules.reshape(t, shape=tuple(sizes) + t.shape[1:])
     now = list(extra) + list(levels)
     order = [now.index(lvl) for lvl in both] + list(range(len(both), t.ndim))
     if order != list(range(t.ndim)):
-        t = ops.permute(t, dims=tuple(order))
+        t = rules.permute(t, dims=tuple(order))
     return wrap(t, both)
 
 

@@ -20,7 +20,7 @@ import string
 import numpy as np
 
 from .dtypes import scalar_type_name
-from .ops import expand, reshape
+from .rules import expand, reshape
 from .recording import Op
 
 LETTERS = string.ascii_uppercase + string.ascii_lowercase     # torch's order of subscripts

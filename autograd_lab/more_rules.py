@@ -2,16 +2,16 @@
 
 softmax and log_softmax, clamp_min/clamp_max, rsqrt, any and all, gather and sort,
 index_select, split, narrow, repeat, contiguous and the diagonals of al.diag.  (They live beside
-``ops.py``, built on the same :class:`~autograd_lab.recording.Op` and written with its
+``rules.py``, built on the same :class:`~autograd_lab.recording.Op` and written with its
 operations, so they read, record and differentiate twice as its rows do.)
 
 Each row has a batch rule for ``al.func.vmap`` (the ``batch=`` column, see "batch rules"
-in ``ops.py``): the rules read their dimensions from the end, or move them behind the
+in ``rules.py``): the rules read their dimensions from the end, or move them behind the
 batch dimensions, so a row runs once on a whole batch.
 """
 import numpy as np
 
-from .ops import (broadcast, clamp_tensor, clone, exp, expand, index, index_forward, max_dim,
+from .rules import (broadcast, clamp_tensor, clone, exp, expand, index, index_forward, max_dim,
                   reduction, reshape, scatter, sum, where)
 from .recording import Op
 from .tensor import Tensor

@@ -1,8 +1,8 @@
 """Rows of the rules table for nn's losses: mse_loss, binary_cross_entropy (with and
 without logits) and nll_loss.
 
-cross_entropy is log_softmax then nll_loss.  (They live beside ``ops.py`` and ``layer_ops.py``, built on the same
-:class:`~autograd_lab.recording.Op` and written with ops.py's operations.)
+cross_entropy is log_softmax then nll_loss.  (They live beside ``rules.py`` and ``layer_rules.py``, built on the same
+:class:`~autograd_lab.recording.Op` and written with rules.py's operations.)
 
 Each loss is one row, as in torch (MseLossBackward0, ...): the forward reduces, and the
 rules spread the gradient of the reduced loss back over the entries -- the reduced loss
@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from .. import dtypes, ops
-from ..ops import (abs, broadcast, clamp, exp, expand, log, log1p, mean, relu, reshape,
+from .. import dtypes, rules
+from ..rules import (abs, broadcast, clamp, exp, expand, log, log1p, mean, relu, reshape,
                    sigmoid, sum, unsqueeze)
 from ..recording import Op
 from ..tensor import Tensor
@@ -51,7 +51,7 @@ def _batch_loss(op, n, x, t, reduction="mean", **params):
     per_entry = broadcast(op, n, x, t, reduction="none", **params)
     if reduction == "none":
         return per_entry
-    return ops.reduction(sum if reduction == "sum" else mean, n, per_entry)
+    return rules.reduction(sum if reduction == "sum" else mean, n, per_entry)
 
 
 def _mse_forward(x, t, reduction="mean"):
@@ -184,7 +184,7 @@ def _batch_nll(op, n, x, target, weight=None, ignore_index=-100, reduction="mean
     per_entry = reshape(per_entry, shape=sizes + t.shape[n:])
     if reduction == "none":
         return per_entry
-    total = ops.reduction(sum, n, per_entry) if per_entry.ndim > n else per_entry
+    total = rules.reduction(sum, n, per_entry) if per_entry.ndim > n else per_entry
     if reduction == "sum":
         return total
     _, w = nll_picks(rows.shape, flat_t, weight, ignore_index)

@@ -2,7 +2,7 @@
 
 ``tensor.py`` defines what a tensor *is* (its array, its grad_fn, its .grad); the
 methods that compute (``x + y``, ``x.exp()``, ``x.sum()``, ``x.backward()``) call the
-rules table (``ops.py``, ``tensor_ops.py``), the ``al.*`` functions and the walk, all of which build on
+rules table (``rules.py``, ``more_rules.py``), the ``al.*`` functions and the walk, all of which build on
 Tensor.  So, as autodidact gives its Box its methods after the wrappers exist, the
 methods are gathered here in :class:`TensorMethods` and copied onto Tensor at import:
 no module has to import upward.
@@ -12,12 +12,12 @@ import warnings
 
 import numpy as np
 
-from . import creation, devices, dtypes, engine, inplace, ops, recording, tensor_functions as F, tensor_ops, watch
+from . import creation, devices, dtypes, engine, inplace, rules, recording, functions as F, more_rules, watch
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
 from .tensor import Tensor
 from .userframe import user_level
-from .tensor_ops import along_key
-from .vmap import levels_of, numbers, reads_values, wrap
+from .more_rules import along_key
+from .batching import levels_of, numbers, reads_values, wrap
 
 
 class TensorMethods:
@@ -43,143 +43,143 @@ class TensorMethods:
         return watch.RemovableHandle(watch.hooks_of(recording.edge(self)).accumulated, hook)
 
 
-    # -- arithmetic: every operator is a row of the rules table (ops.py) -------------
-    def __add__(self, other): return ops.add(self, other)
-    def __radd__(self, other): return ops.add(self, other)       # torch lists self first
+    # -- arithmetic: every operator is a row of the rules table (rules.py) -------------
+    def __add__(self, other): return rules.add(self, other)
+    def __radd__(self, other): return rules.add(self, other)       # torch lists self first
     def __sub__(self, other): return F.checked_sub(self, other)
     def __rsub__(self, other): return F.checked_sub(other, self)
-    def __mul__(self, other): return ops.mul(self, other)
-    def __rmul__(self, other): return ops.mul(self, other)
-    def __truediv__(self, other): return ops.div(self, other)
-    def __rtruediv__(self, other): return ops.mul(ops.reciprocal(self), other)   # as torch records 2 / x
+    def __mul__(self, other): return rules.mul(self, other)
+    def __rmul__(self, other): return rules.mul(self, other)
+    def __truediv__(self, other): return rules.div(self, other)
+    def __rtruediv__(self, other): return rules.mul(rules.reciprocal(self), other)   # as torch records 2 / x
     def __pow__(self, other): return F.power(self, other)
-    def __rpow__(self, other): return ops.pow(other, self)
-    def __matmul__(self, other): return ops.matmul(self, other if type(other) is Tensor else tensor_of(other))
-    def __rmatmul__(self, other): return ops.matmul(tensor_of(other), self)
-    def __neg__(self): return ops.neg(self)
+    def __rpow__(self, other): return rules.pow(other, self)
+    def __matmul__(self, other): return rules.matmul(self, other if type(other) is Tensor else tensor_of(other))
+    def __rmatmul__(self, other): return rules.matmul(tensor_of(other), self)
+    def __neg__(self): return rules.neg(self)
     def __pos__(self): return self
-    def __abs__(self): return ops.abs(self)
-    def __gt__(self, other): return ops.gt(self, other)
-    def __ge__(self, other): return ops.ge(self, other)
-    def __lt__(self, other): return ops.lt(self, other)
-    def __le__(self, other): return ops.le(self, other)
-    def __eq__(self, other): return ops.eq(self, other)
-    def __ne__(self, other): return ops.ne(self, other)
+    def __abs__(self): return rules.abs(self)
+    def __gt__(self, other): return rules.gt(self, other)
+    def __ge__(self, other): return rules.ge(self, other)
+    def __lt__(self, other): return rules.lt(self, other)
+    def __le__(self, other): return rules.le(self, other)
+    def __eq__(self, other): return rules.eq(self, other)
+    def __ne__(self, other): return rules.ne(self, other)
     __hash__ = object.__hash__        # (a class that defines __eq__ would otherwise get None)
-    def __and__(self, other): return ops.bitwise_and(self, other)
-    def __rand__(self, other): return ops.bitwise_and(other, self)
-    def __or__(self, other): return ops.bitwise_or(self, other)
-    def __ror__(self, other): return ops.bitwise_or(other, self)
+    def __and__(self, other): return rules.bitwise_and(self, other)
+    def __rand__(self, other): return rules.bitwise_and(other, self)
+    def __or__(self, other): return rules.bitwise_or(self, other)
+    def __ror__(self, other): return rules.bitwise_or(other, self)
     def __invert__(self):
         if self._data.dtype.kind == "f":
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-        return ops.bitwise_not(self)
+        return rules.bitwise_not(self)
 
     def __getitem__(self, key):
         if key is None:                   # x[None] adds a leading dimension
             return self.unsqueeze(0)
-        return ops.index(self, key=ops.key_of(key))
+        return rules.index(self, key=rules.key_of(key))
 
     # -- math methods ----------------------------------------------------------------
-    def exp(self): return ops.exp(self)
-    def log(self): return ops.log(self)
-    def log1p(self): return ops.log1p(self)
+    def exp(self): return rules.exp(self)
+    def log(self): return rules.log(self)
+    def log1p(self): return rules.log1p(self)
     def softmax(self, dim, dtype=None): return F.softmax(self, dim, dtype)
     def log_softmax(self, dim, dtype=None): return F.log_softmax(self, dim, dtype)
-    def sqrt(self): return ops.sqrt(self)
-    def abs(self): return ops.abs(self)
-    def sin(self): return ops.sin(self)
-    def cos(self): return ops.cos(self)
-    def tanh(self): return ops.tanh(self)
-    def sigmoid(self): return ops.sigmoid(self)
-    def relu(self): return ops.relu(self)
-    def sign(self): return ops.sign(self)
-    def floor(self): return ops.floor(self)
-    def ceil(self): return ops.ceil(self)
-    def round(self): return ops.round(self)
-    def neg(self): return ops.neg(self)
+    def sqrt(self): return rules.sqrt(self)
+    def abs(self): return rules.abs(self)
+    def sin(self): return rules.sin(self)
+    def cos(self): return rules.cos(self)
+    def tanh(self): return rules.tanh(self)
+    def sigmoid(self): return rules.sigmoid(self)
+    def relu(self): return rules.relu(self)
+    def sign(self): return rules.sign(self)
+    def floor(self): return rules.floor(self)
+    def ceil(self): return rules.ceil(self)
+    def round(self): return rules.round(self)
+    def neg(self): return rules.neg(self)
     def pow(self, exponent): return F.power(self, exponent)
-    def add(self, other, alpha=1): return ops.add(self, F.times_alpha(self, other, alpha, "add"))
+    def add(self, other, alpha=1): return rules.add(self, F.times_alpha(self, other, alpha, "add"))
     def sub(self, other, alpha=1): return F.checked_sub(self, other, alpha)
-    def mul(self, other): return ops.mul(self, other)
-    def div(self, other): return ops.div(self, other)
+    def mul(self, other): return rules.mul(self, other)
+    def div(self, other): return rules.div(self, other)
     def clamp(self, min=None, max=None): return F.checked_clamp(self, min, max)
     clip = clamp
-    def maximum(self, other): return ops.maximum(self, F.tensor_arg(other, "maximum", "other", 1))
-    def minimum(self, other): return ops.minimum(self, F.tensor_arg(other, "minimum", "other", 1))
-    def isnan(self): return ops.isnan(self)
-    def isfinite(self): return ops.isfinite(self)
-    def isinf(self): return ops.isinf(self)
-    def logical_not(self): return ops.logical_not(self)
-    def logical_and(self, other): return ops.logical_and(self, other)
-    def logical_or(self, other): return ops.logical_or(self, other)
-    def logical_xor(self, other): return ops.logical_xor(self, other)
+    def maximum(self, other): return rules.maximum(self, F.tensor_arg(other, "maximum", "other", 1))
+    def minimum(self, other): return rules.minimum(self, F.tensor_arg(other, "minimum", "other", 1))
+    def isnan(self): return rules.isnan(self)
+    def isfinite(self): return rules.isfinite(self)
+    def isinf(self): return rules.isinf(self)
+    def logical_not(self): return rules.logical_not(self)
+    def logical_and(self, other): return rules.logical_and(self, other)
+    def logical_or(self, other): return rules.logical_or(self, other)
+    def logical_xor(self, other): return rules.logical_xor(self, other)
 
     def sum(self, dim=None, keepdim=False):
-        return ops.sum(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
+        return rules.sum(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
 
     def mean(self, dim=None, keepdim=False):
-        return ops.mean(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
+        return rules.mean(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
 
     def norm(self, p="fro", dim=None, keepdim=False):
         if p not in ("fro", 2, 2.0):
             raise NotImplementedError(f"autograd_lab implements the 2-norm only, not p={p!r}")
-        return ops.norm(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
+        return rules.norm(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
 
     def max(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):       # x.max(other): maximum, as in torch
-            return ops.maximum(self, dim)
+            return rules.maximum(self, dim)
         if dim is None:
             _check_not_empty(self, "max")
-            return ops.max_all(self)
-        return self._pick(ops.argmax, dim, keepdim)
+            return rules.max_all(self)
+        return self._pick(rules.argmax, dim, keepdim)
 
     def min(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
-            return ops.minimum(self, dim)
+            return rules.minimum(self, dim)
         if dim is None:
             _check_not_empty(self, "min")
-            return ops.min_all(self)
-        return self._pick(ops.argmin, dim, keepdim)
+            return rules.min_all(self)
+        return self._pick(rules.argmin, dim, keepdim)
 
     def _pick(self, arg, dim, keepdim):
         """(values, indices) of max/min along dim; like torch, the whole gradient of a
         value goes to the one entry its index names, even when others tie with it.  The
         node keeps its own copy of the indices: changing the returned ones in place does
         not move the gradient (torch refuses such a backward instead).  (Under vmap the
-        indices are every sample's, batch dims in front: see ops._batch_pick.)"""
+        indices are every sample's, batch dims in front: see rules._batch_pick.)"""
         ndim = self._data.ndim
         axis = wrap_dim(dim, ndim) % max(ndim, 1)
-        _check_not_empty(self, "max" if arg is ops.argmax else "min", axis)
+        _check_not_empty(self, "max" if arg is rules.argmax else "min", axis)
         idx = arg(self, dim=axis, keepdim=True)
         key = along_key(numbers(idx).copy(), axis, self._data.shape)
-        values = (ops.max_dim if arg is ops.argmax else ops.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
-        return F.RETURN_TYPES["max" if arg is ops.argmax else "min"](values, idx if keepdim else idx.squeeze(axis))
+        values = (rules.max_dim if arg is rules.argmax else rules.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
+        return F.RETURN_TYPES["max" if arg is rules.argmax else "min"](values, idx if keepdim else idx.squeeze(axis))
 
     def amax(self, dim=None, keepdim=False):
         dims = reduction_dims(dim, self.ndim)
         _check_not_empty(self, "amax", dims)
-        return ops.amax(self, dim=dims, keepdim=keepdim)
+        return rules.amax(self, dim=dims, keepdim=keepdim)
 
     def amin(self, dim=None, keepdim=False):
         dims = reduction_dims(dim, self.ndim)
         _check_not_empty(self, "amin", dims)
-        return ops.amin(self, dim=dims, keepdim=keepdim)
+        return rules.amin(self, dim=dims, keepdim=keepdim)
 
     def argmax(self, dim=None, keepdim=False):
         _check_not_empty(self, "argmax", dim, IndexError)
         _check_not_bool(self, "argmax")
-        return ops.argmax(self, dim=dim, keepdim=keepdim)
-    def any(self, dim=None, keepdim=False): return tensor_ops.any_(self, dim=dim, keepdim=keepdim)
-    def all(self, dim=None, keepdim=False): return tensor_ops.all_(self, dim=dim, keepdim=keepdim)
+        return rules.argmax(self, dim=dim, keepdim=keepdim)
+    def any(self, dim=None, keepdim=False): return more_rules.any_(self, dim=dim, keepdim=keepdim)
+    def all(self, dim=None, keepdim=False): return more_rules.all_(self, dim=dim, keepdim=keepdim)
     def argmin(self, dim=None, keepdim=False):
         _check_not_empty(self, "argmin", dim, IndexError)
         _check_not_bool(self, "argmin")
-        return ops.argmin(self, dim=dim, keepdim=keepdim)
+        return rules.argmin(self, dim=dim, keepdim=keepdim)
 
     # -- shape -----------------------------------------------------------------------
     def reshape(self, *shape):
-        return ops.reshape(self, shape=shape_arg(shape))
+        return rules.reshape(self, shape=shape_arg(shape))
 
     def view(self, *shape):
         """reshape that must share memory: refused where it would have to copy, as in torch."""
@@ -193,7 +193,7 @@ class TensorMethods:
                                ".reshape(...) instead.") from None
         except ValueError:
             pass                          # a size that does not fit: reshape says so, as torch
-        return ops.view(self, shape=shape)
+        return rules.view(self, shape=shape)
 
     def view_as(self, other): return self.view(other.shape)
     def reshape_as(self, other): return self.reshape(other.shape)
@@ -211,12 +211,12 @@ class TensorMethods:
     def transpose(self, dim0, dim1):
         n = self._data.ndim
         dim0, dim1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
-        return ops.transpose(self, dim0=dim0, dim1=dim1) if n else ops.transpose(self, dim0=-1, dim1=-1)
+        return rules.transpose(self, dim0=dim0, dim1=dim1) if n else rules.transpose(self, dim0=-1, dim1=-1)
 
     def t(self):
         if self._data.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
-        return ops.t(self, dim0=-1, dim1=-2 if self._data.ndim == 2 else -1)   # a view, even of a vector
+        return rules.t(self, dim0=-1, dim1=-2 if self._data.ndim == 2 else -1)   # a view, even of a vector
 
     @property
     def T(self):
@@ -228,7 +228,7 @@ class TensorMethods:
                           "`x.mT` to transpose batches of matrices or "
                           "`x.permute(*al.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
                           "tensor.", UserWarning, stacklevel=user_level())
-        return ops.permute(self, dims=tuple(range(self._data.ndim))[::-1])    # a view, even of a vector
+        return rules.permute(self, dims=tuple(range(self._data.ndim))[::-1])    # a view, even of a vector
 
     @property
     def mT(self):
@@ -242,10 +242,10 @@ class TensorMethods:
                                f"= {self._data.ndim} is not equal to len(dims) = {len(dims)}")
         if len({wrap_dim(d, self._data.ndim) for d in dims}) != len(dims):
             raise RuntimeError("permute(): duplicate dims are not allowed.")
-        return ops.permute(self, dims=dims)
+        return rules.permute(self, dims=dims)
 
     def unsqueeze(self, dim):
-        return ops.unsqueeze(self, dim=wrap_dim(dim, self._data.ndim + 1))
+        return rules.unsqueeze(self, dim=wrap_dim(dim, self._data.ndim + 1))
 
     def squeeze(self, dim=None):
         if dim is not None:               # only the listed dims of size 1 go, as in torch
@@ -253,7 +253,7 @@ class TensorMethods:
             nd = self._data.ndim
             dims = tuple(sorted({wrap_dim(d, nd) for d in (dim if many else (dim,))})) if nd else ()
             dim = dims if many else dims[0] if dims else 0      # (a view, even if none is of size 1)
-        return ops.squeeze(self, dim=dim)
+        return rules.squeeze(self, dim=dim)
 
     def expand(self, *shape):
         shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
@@ -265,18 +265,18 @@ class TensorMethods:
             if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
                                    f"non-existing dimension {i}")
-        return ops.expand(self, shape=shape)
+        return rules.expand(self, shape=shape)
 
     def expand_as(self, other):
         return self.expand(other.shape)
 
     def mm(self, other): return F.checked_mm(self, other)
-    def matmul(self, other): return ops.matmul(self, other)
+    def matmul(self, other): return rules.matmul(self, other)
     def dot(self, other): return F.checked_dot(self, other)
     def diag(self, diagonal=0): return F.checked_diag(self, diagonal)
 
     # -- copies and casts ---------------------------------------------------------------
-    def clone(self): return ops.clone(self)
+    def clone(self): return rules.clone(self)
 
     def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
         """A cast and/or a move: ``to(al.float64)``, ``to("cpu")``, ``to(device, dtype)``,
@@ -290,11 +290,11 @@ class TensorMethods:
                 dtype = a
         devices.check(device)
         if dtype is None or dtypes.to_numpy(dtype) == self._data.dtype:
-            return ops.clone(self) if copy else self
+            return rules.clone(self) if copy else self
         np_dtype = dtypes.to_numpy(dtype)
         if np_dtype.kind != "f":          # integers and bools get no gradient: a new leaf, as torch
-            return ops.to(self.detach(), dtype=np_dtype)
-        return ops.to(self, dtype=np_dtype)
+            return rules.to(self.detach(), dtype=np_dtype)
+        return rules.to(self, dtype=np_dtype)
 
     def type(self, dtype=None, non_blocking=False):
         """Without an argument, torch's legacy name of the tensor's type ('torch.FloatTensor');
@@ -329,15 +329,15 @@ class TensorMethods:
     @reads_values("masked_fill")          # (its mask's numbers pick the entries)
     def masked_fill(self, mask, value):
         v, key = inplace.masked_args(self, mask, value)
-        return ops.masked_fill(self, v, key=key)
+        return rules.masked_fill(self, v, key=key)
 
     # -- torch's other names for the operations above ---------------------------------
-    def eq(self, other): return ops.eq(self, other)
-    def ne(self, other): return ops.ne(self, other)
-    def gt(self, other): return ops.gt(self, other)
-    def ge(self, other): return ops.ge(self, other)
-    def lt(self, other): return ops.lt(self, other)
-    def le(self, other): return ops.le(self, other)
+    def eq(self, other): return rules.eq(self, other)
+    def ne(self, other): return rules.ne(self, other)
+    def gt(self, other): return rules.gt(self, other)
+    def ge(self, other): return rules.ge(self, other)
+    def lt(self, other): return rules.lt(self, other)
+    def le(self, other): return rules.le(self, other)
     greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
     subtract, multiply, divide, true_divide = sub, mul, div, div
     absolute, negative = abs, neg
@@ -345,22 +345,22 @@ class TensorMethods:
 
     # -- more of torch's operations (issue 36) --------------------------------------------
     def square(self): return F.power(self, 2)
-    def rsqrt(self): return tensor_ops.rsqrt(self)
+    def rsqrt(self): return more_rules.rsqrt(self)
 
     def clamp_min(self, min):
-        return tensor_ops.clamp_min_tensor(self, min, None) if isinstance(min, Tensor) else \
-            tensor_ops.clamp_min(_floating_for(self, min), min)
+        return more_rules.clamp_min_tensor(self, min, None) if isinstance(min, Tensor) else \
+            more_rules.clamp_min(_floating_for(self, min), min)
 
     def clamp_max(self, max):
-        return tensor_ops.clamp_max_tensor(self, None, max) if isinstance(max, Tensor) else \
-            tensor_ops.clamp_max(_floating_for(self, max), max)
+        return more_rules.clamp_max_tensor(self, None, max) if isinstance(max, Tensor) else \
+            more_rules.clamp_max(_floating_for(self, max), max)
 
     def where(self, condition, y): return F.where(condition, self, y)
 
     def mv(self, vec): return F.mv(self, vec)
 
     def contiguous(self, memory_format=None):
-        return self if self._data.flags.c_contiguous else tensor_ops.contiguous(self)
+        return self if self._data.flags.c_contiguous else more_rules.contiguous(self)
 
     def sort(self, dim=-1, descending=False, stable=False):
         """(values, indices) along dim; ties keep their order (a stable sort), NaN counts
@@ -378,7 +378,7 @@ class TensorMethods:
         else:
             order = np.argsort(data, axis - ndim, kind="stable")
         key = along_key(order, axis, self._data.shape) if ndim else ()
-        values = tensor_ops.sort(self, key=key, dim=axis, keepdim=True, stable=bool(stable))
+        values = more_rules.sort(self, key=key, dim=axis, keepdim=True, stable=bool(stable))
         return F.RETURN_TYPES["sort"](values, wrap(Tensor._make(order.astype(np.int64)), levels_of(self)))
 
     def gather(self, dim, index):
@@ -391,7 +391,7 @@ class TensorMethods:
         bad = idx[(idx >= n) | (idx < -n)]
         if bad.size:
             raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {axis} with size {n}")
-        return tensor_ops.gather(self, index, dim=axis)
+        return more_rules.gather(self, index, dim=axis)
 
     def index_select(self, dim, index):
         axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
@@ -403,7 +403,7 @@ class TensorMethods:
             raise RuntimeError("index_select(): self indexing axis dim should be positive")
         if ((idx >= n) | (idx < -n)).any():
             raise IndexError("index out of range in self")
-        return tensor_ops.index_select(self, key=(slice(None),) * axis + (idx.reshape(-1),))
+        return more_rules.index_select(self, key=(slice(None),) * axis + (idx.reshape(-1),))
 
     def narrow(self, dim, start, length):
         axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
@@ -411,7 +411,7 @@ class TensorMethods:
         start = start + n if start < 0 else start
         if start + length > n:
             raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-        return tensor_ops.narrow(self, key=(slice(None),) * axis + (slice(start, start + length),))
+        return more_rules.narrow(self, key=(slice(None),) * axis + (slice(start, start + length),))
 
     def select(self, dim, index):
         axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
@@ -419,7 +419,7 @@ class TensorMethods:
         if not -n <= index < n:
             raise IndexError(f"select(): index {index} out of range for tensor of size "
                              f"{list(self._data.shape)} at dimension {axis}")
-        return ops.index(self, key=(slice(None),) * axis + (index,))
+        return rules.index(self, key=(slice(None),) * axis + (index,))
 
     def split(self, split_size, dim=0):
         axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
@@ -435,7 +435,7 @@ class TensorMethods:
                                    f"size of {n}")
             sizes, named = [builtins.min(split_size, n - i) for i in range(0, n, split_size)] or [0], False
         starts = np.cumsum([0] + sizes[:-1])
-        return tuple(tensor_ops.split(self, key=(slice(None),) * axis + (slice(a, a + k),), sizes=named)
+        return tuple(more_rules.split(self, key=(slice(None),) * axis + (slice(a, a + k),), sizes=named)
                      for a, k in zip(starts.tolist(), sizes))
 
     def chunk(self, chunks, dim=0):
@@ -449,7 +449,7 @@ class TensorMethods:
         if len(sizes) < self._data.ndim:
             raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                                "dimensions of tensor")
-        return tensor_ops.repeat(self, repeats=sizes)
+        return more_rules.repeat(self, repeats=sizes)
 
     def movedim(self, source, destination):
         nd = self._data.ndim
@@ -459,7 +459,7 @@ class TensorMethods:
         order = [d for d in range(nd) if d not in src]
         for d, s in sorted(zip(dst, src)):
             order.insert(d, s)
-        return ops.permute(self, dims=tuple(order))
+        return rules.permute(self, dims=tuple(order))
 
     moveaxis = movedim
 

@@ -4,7 +4,7 @@ import functools
 
 import numpy as np
 
-from . import dtypes, einsum_ops, ops, tensor_ops
+from . import dtypes, einsum_rules, rules, more_rules
 from .checks import tensor_of, wrap_dim
 from .tensor import Tensor
 
@@ -18,7 +18,7 @@ def where(condition, input, other):
 
     Either branch may be a tensor or a Python number.  The gradient of the result goes
     to ``input`` where the condition is true and to ``other`` where it is false; the
-    condition, a bool tensor, never receives one (see ``ops.where``)."""
+    condition, a bool tensor, never receives one (see ``rules.where``)."""
     condition = _t(condition)
     if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
@@ -26,7 +26,7 @@ def where(condition, input, other):
     for number, branch in ((input, other), (other, input)):
         if isinstance(branch, Tensor):
             dtypes.check_fits(number, branch._data.dtype)
-    return ops.where(condition, input, other)
+    return rules.where(condition, input, other)
 
 
 def mm(input, mat2):
@@ -34,7 +34,7 @@ def mm(input, mat2):
 
 
 def matmul(input, other):
-    return ops.matmul(_t(input), _t(other))
+    return rules.matmul(_t(input), _t(other))
 
 
 def dot(input, other):
@@ -44,7 +44,7 @@ def dot(input, other):
 def mv(input, vec):
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
-    return ops.matmul(input, vec)
+    return rules.matmul(input, vec)
 
 
 def outer(input, vec2):
@@ -73,9 +73,9 @@ def checked_diag(input, diagonal, position=1):
                         f"{type(diagonal).__name__}")
     if input.ndim == 1:
         n = input.shape[0] + builtins.abs(diagonal)
-        return tensor_ops.diag_put(input, offset=int(diagonal), shape=(n, n))
+        return more_rules.diag_put(input, offset=int(diagonal), shape=(n, n))
     if input.ndim == 2:
-        return tensor_ops.diag_take(input, offset=int(diagonal))
+        return more_rules.diag_take(input, offset=int(diagonal))
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 def transpose(input, dim0, dim1):
@@ -106,16 +106,16 @@ def _unary(op):
     def f(input):
         return op(input if type(input) is Tensor else tensor_of(input))
     f.__name__ = op.grad_name((), {}).replace("Backward0", "").lower()
-    f.__doc__ = f"Elementwise {f.__name__}; its derivative rules are ``ops.{f.__name__}``."
+    f.__doc__ = f"Elementwise {f.__name__}; its derivative rules are ``rules.{f.__name__}``."
     return f
 
 
-sigmoid, tanh, relu, exp, log, sqrt = map(_unary, (ops.sigmoid, ops.tanh, ops.relu, ops.exp, ops.log, ops.sqrt))
-log1p = _unary(ops.log1p)
-abs, sin, cos, sign = map(_unary, (ops.abs, ops.sin, ops.cos, ops.sign))
-floor, ceil, round, neg = map(_unary, (ops.floor, ops.ceil, ops.round, ops.neg))
-isnan, isinf, isfinite = ops.isnan, ops.isinf, ops.isfinite
-logical_not = ops.logical_not
+sigmoid, tanh, relu, exp, log, sqrt = map(_unary, (rules.sigmoid, rules.tanh, rules.relu, rules.exp, rules.log, rules.sqrt))
+log1p = _unary(rules.log1p)
+abs, sin, cos, sign = map(_unary, (rules.abs, rules.sin, rules.cos, rules.sign))
+floor, ceil, round, neg = map(_unary, (rules.floor, rules.ceil, rules.round, rules.neg))
+isnan, isinf, isfinite = rules.isnan, rules.isinf, rules.isfinite
+logical_not = rules.logical_not
 negative = neg
 
 
@@ -128,11 +128,11 @@ def sub(input, other, alpha=1):
 
 
 def mul(input, other):
-    return ops.mul(_t(input), other)
+    return rules.mul(_t(input), other)
 
 
 def div(input, other):
-    return ops.div(_t(input), other)
+    return rules.div(_t(input), other)
 
 
 def pow(input, exponent):
@@ -142,14 +142,14 @@ def pow(input, exponent):
 
 def power(base, exponent):
     """``tensor ** exponent``, ``tensor.pow`` and ``al.pow`` call this, not the rules
-    table's ``pow`` (ops.py): torch refuses an integer tensor to a negative *number* (not
+    table's ``pow`` (rules.py): torch refuses an integer tensor to a negative *number* (not
     tensor) power, or to one its dtype cannot hold, and only here is a number still told
     apart from a tensor (``pow`` sees arrays)."""
     if type(base) is Tensor and base._data.dtype.kind in "biu" and _is_int_number(exponent):
         if exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         dtypes.check_fits(exponent, base._data.dtype)
-    return ops.pow(base, exponent) if isinstance(exponent, Tensor) else ops.pow_number(base, exponent)
+    return rules.pow(base, exponent) if isinstance(exponent, Tensor) else rules.pow_number(base, exponent)
 
 
 def _is_int_number(x):
@@ -157,11 +157,11 @@ def _is_int_number(x):
 
 
 def maximum(input, other):
-    return ops.maximum(tensor_arg(input, "maximum", "input", 1), tensor_arg(other, "maximum", "other", 2))
+    return rules.maximum(tensor_arg(input, "maximum", "input", 1), tensor_arg(other, "maximum", "other", 2))
 
 
 def minimum(input, other):
-    return ops.minimum(tensor_arg(input, "minimum", "input", 1), tensor_arg(other, "minimum", "other", 2))
+    return rules.minimum(tensor_arg(input, "minimum", "input", 1), tensor_arg(other, "minimum", "other", 2))
 
 
 def tensor_arg(value, fn, name, position):
@@ -180,15 +180,15 @@ clip = clamp
 
 
 def logical_and(input, other):
-    return ops.logical_and(_t(input), other)
+    return rules.logical_and(_t(input), other)
 
 
 def logical_or(input, other):
-    return ops.logical_or(_t(input), other)
+    return rules.logical_or(_t(input), other)
 
 
 def logical_xor(input, other):
-    return ops.logical_xor(_t(input), other)
+    return rules.logical_xor(_t(input), other)
 
 
 def sum(input, dim=None, keepdim=False):
@@ -253,7 +253,7 @@ def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``, computed shifted by the maximum (no overflow):
     one row of the rules table, SoftmaxBackward0, as in torch."""
     x, dims = _softmax_input(_t(input), dim, "softmax")
-    return tensor_ops.softmax(x, dim=dims)
+    return more_rules.softmax(x, dim=dims)
 
 
 @_half_in_float32
@@ -263,7 +263,7 @@ def log_softmax(input, dim, dtype=None):
     """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero
     (LogSoftmaxBackward0, one row of the rules table)."""
     x, dims = _softmax_input(_t(input), dim, "log_softmax")
-    return tensor_ops.log_softmax(x, dim=dims)
+    return more_rules.log_softmax(x, dim=dims)
 
 
 def _softmax_input(x, dim, name):
@@ -295,8 +295,8 @@ def cat(tensors, dim=0):
         if x.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     if builtins.all(x.shape == (0,) for x in tensors):     # only empty vectors: an empty vector
-        return ops.cat(*tensors, dim=0)
-    kept = [(i, x) for i, x in enumerate(tensors) if not ops.skipped_by_cat(x.shape, tensors)]
+        return rules.cat(*tensors, dim=0)
+    kept = [(i, x) for i, x in enumerate(tensors) if not rules.skipped_by_cat(x.shape, tensors)]
     ref = kept[0][1]
     d = wrap_dim(dim, ref.ndim)
     for i, x in kept[1:]:
@@ -307,7 +307,7 @@ def cat(tensors, dim=0):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {ref.ndim + d}. "
                                    f"Expected size {a} but got size {b} for tensor number {i} in the "
                                    f"list (shapes {ref.shape} and {x.shape}).")
-    return ops.cat(*tensors, dim=d)
+    return rules.cat(*tensors, dim=d)
 
 
 concat = concatenate = cat
@@ -319,7 +319,7 @@ def stack(tensors, dim=0):
         if x.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(tensors[0].shape)} at entry 0 and {list(x.shape)} at entry {i}")
-    return ops.stack(*tensors, dim=wrap_dim(dim, tensors[0].ndim + 1))
+    return rules.stack(*tensors, dim=wrap_dim(dim, tensors[0].ndim + 1))
 
 
 def cond(pred, true_fn, false_fn, operands=()):
@@ -399,7 +399,7 @@ def checked_sub(a, b, alpha=1):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` operator "
                            "instead.")
-    return ops.sub(a, times_alpha(a, b, alpha, "sub"))
+    return rules.sub(a, times_alpha(a, b, alpha, "sub"))
 
 
 def times_alpha(x, other, alpha, name):
@@ -440,7 +440,7 @@ def checked_clamp(x, min, max):
             raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but "
                             "expected one of:\n * (Tensor min = None, Tensor max = None)\n"
                             " * (Number min = None, Number max = None)")
-        return ops.clamp_tensor(x, min, max)
+        return rules.clamp_tensor(x, min, max)
     bounds = [b.item() if isinstance(b, np.generic) else b for b in (min, max)]   # as Python numbers
     if x._data.dtype.kind in "biu" and builtins.any(isinstance(b, float) or np.asarray(b).dtype.kind == "f"
                                           for b in bounds if b is not None):
@@ -449,20 +449,20 @@ def checked_clamp(x, min, max):
         dtypes.check_fits(b, x._data.dtype)  # (uint8: -1 is 255), as in torch
         if x._data.dtype.kind in "iu" and type(b) is int:
             bounds[i] = np.array(b).astype(x._data.dtype)
-    return ops.clamp(x, min=bounds[0], max=bounds[1])
+    return rules.clamp(x, min=bounds[0], max=bounds[1])
 
 
 def checked_mm(a, b):
     for name, m in (("self", a), ("mat2", b)):
         if m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix (got a {m.ndim}D tensor of shape {tuple(m.shape)})")
-    return ops.matmul(a, b)
+    return rules.matmul(a, b)
 
 
 def checked_dot(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    return ops.matmul(a, b)
+    return rules.matmul(a, b)
 
 
 
@@ -475,8 +475,8 @@ def subtract(input, other, alpha=1):
 multiply = mul
 divide = true_divide = div
 absolute = abs
-greater, greater_equal, less, less_equal = ops.gt, ops.ge, ops.lt, ops.le
-gt, ge, lt, le, eq, ne = ops.gt, ops.ge, ops.lt, ops.le, ops.eq, ops.ne
+greater, greater_equal, less, less_equal = rules.gt, rules.ge, rules.lt, rules.le
+gt, ge, lt, le, eq, ne = rules.gt, rules.ge, rules.lt, rules.le, rules.eq, rules.ne
 not_equal = ne
 
 
@@ -557,7 +557,7 @@ def einsum(*args):
     for i, x in enumerate(operands):
         if not isinstance(x, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(x).__name__}")
-    return einsum_ops.einsum(*operands, equation=equation)
+    return einsum_rules.einsum(*operands, equation=equation)
 
 
 def _sublists(args):
@@ -570,7 +570,7 @@ def _sublists(args):
             elif isinstance(d, float):
                 raise TypeError("'float' object cannot be interpreted as an integer")
             elif isinstance(d, (int, np.integer)) and 0 <= d < 52:
-                letters.append(einsum_ops.LETTERS[d])
+                letters.append(einsum_rules.LETTERS[d])
             else:
                 raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
         return "".join(letters)

@@ -1,6 +1,6 @@
 """Rows of the rules table for nn's layers -- linear, convolution and pooling: NumPy
 forwards with no Python loop over pixels, and their VJP and JVP rules.  (They live beside
-``ops.py``, built on the same :class:`~autograd_lab.recording.Op`.)
+``rules.py``, built on the same :class:`~autograd_lab.recording.Op`.)
 
 A linear layer on a batch of rows is one row, addmm: bias + input @ weightᵀ, as torch
 records it (AddmmBackward0).
@@ -17,7 +17,7 @@ of the same table -- as torch's ConvolutionBackwardBackward0.
 Pooling is linear in its input too (max pooling once the winners are chosen): each
 pooling has a row for the forward and a row for its adjoint, each the other's VJP.
 
-Rules index axes from the end (the rules table's convention, see ``ops.py``): inputs and
+Rules index axes from the end (the rules table's convention, see ``rules.py``): inputs and
 gradients may carry extra leading dimensions, one per batched seed or tangent.  That is
 also how every row batches under ``al.func.vmap`` (its ``batch`` rule): a row runs once
 on the whole batch, with the batch dimensions in front.  Where only the images are
@@ -31,7 +31,7 @@ import numpy as np
 
 from ..recording import Op
 from ..tensor import Tensor
-from .. import ops
+from .. import rules
 
 windows_of = np.lib.stride_tricks.sliding_window_view
 
@@ -85,11 +85,11 @@ def _folded(op, n, x, *others, ndim, **params):
     lead, own = x.shape[:n], x.shape[n:]
     if not own or len(own) != ndim:
         return op(x, *others, **params)
-    flat = ops.reshape(x, shape=(-1,) + own[1:])
-    others = [o if o is None or not isinstance(o, Tensor) else ops.reshape(o, shape=o.shape[n:])
+    flat = rules.reshape(x, shape=(-1,) + own[1:])
+    others = [o if o is None or not isinstance(o, Tensor) else rules.reshape(o, shape=o.shape[n:])
               for o in others]
     out = op(flat, *others, **params)
-    return ops.reshape(out, shape=lead + own[:1] + out.shape[1:])
+    return rules.reshape(out, shape=lead + own[:1] + out.shape[1:])
 
 
 def _batch_linear_in(core):
@@ -110,7 +110,7 @@ def _with_batch_axis(w, core):
 
 # -- linear: bias + mat1 @ mat2 in one row ------------------------------------------------------
 def _addmm_row(saves):
-    return Op("AddmmBackward0", lambda b, m1, m2: ops.matmul(m1, m2) + b,
+    return Op("AddmmBackward0", lambda b, m1, m2: rules.matmul(m1, m2) + b,
               vjp=(lambda g, y, b, m1, m2: g,             # (the walk sums it to b's shape)
                    lambda g, y, b, m1, m2: g @ m2.mT,
                    _addmm_weight_vjp),
@@ -124,11 +124,11 @@ def _batch_addmm(op, n, b, m1, m2):
     """Rows of a batch of mat1 against one mat2 (and one bias): folded into one product.
     Else the batch rides in front, the bias given a 1 for mat1's rows."""
     if _unbatched(m2, n) and _unbatched(b, n) and m1.ndim == n + 2:
-        rows = ops.reshape(m1, shape=(-1, m1.shape[-1]))
-        out = op(ops.reshape(b, shape=b.shape[n:]), rows, ops.reshape(m2, shape=m2.shape[n:]))
-        return ops.reshape(out, shape=m1.shape[:-1] + out.shape[-1:])
+        rows = rules.reshape(m1, shape=(-1, m1.shape[-1]))
+        out = op(rules.reshape(b, shape=b.shape[n:]), rows, rules.reshape(m2, shape=m2.shape[n:]))
+        return rules.reshape(out, shape=m1.shape[:-1] + out.shape[-1:])
     if b.ndim - n == 1:
-        b = ops.reshape(b, shape=b.shape[:n] + (1,) + b.shape[n:])
+        b = rules.reshape(b, shape=b.shape[:n] + (1,) + b.shape[n:])
     return op(b, m1, m2)
 
 
@@ -143,7 +143,7 @@ def _addmm_weight_vjp(g, y, b, m1, m2):
 def _spread_bias(t, b):
     """b's tangent, with any batch of tangents in front of the rows b is added to."""
     lead = t.ndim - b.ndim
-    return ops.reshape(t, shape=t.shape[:lead] + (1,) * (2 - b.ndim) + t.shape[lead:]) if lead else t
+    return rules.reshape(t, shape=t.shape[:lead] + (1,) * (2 - b.ndim) + t.shape[lead:]) if lead else t
 
 
 # torch saves mat1 only where mat2 gets a gradient, and mat2 only where mat1 does (so a
@@ -212,11 +212,11 @@ def _conv_weight_grad(x, g, *, geo):
 
 
 def _bias_grad(g):
-    return ops.sum(g, dim=(-4, -2, -1))
+    return rules.sum(g, dim=(-4, -2, -1))
 
 
 def _bias_tangent(t, y):
-    return ops.reshape(t, shape=t.shape[:-1] + (1,) * (t.ndim > 1) + (t.shape[-1], 1, 1))
+    return rules.reshape(t, shape=t.shape[:-1] + (1,) * (t.ndim > 1) + (t.shape[-1], 1, 1))
 
 
 # The three rows: conv2d, and the two halves of its derivative, each bilinear, so that the
