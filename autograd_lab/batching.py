@@ -1,14 +1,18 @@
-"""``al.func.vmap``: run a function written for one sample on a whole batch at once.
+"""``al.vmap`` (also ``al.func.vmap``): run a function written for one sample on a whole
+batch at once.
 
 Inside ``vmap(f)(x)``, ``f`` sees a :class:`BatchedTensor`: a tensor with the shape of
 one sample whose numbers are the whole batch, kept in a plain tensor (``_phys``) with
 one leading dimension per vmap level (``_levels``, outermost first).  Every operation of
-the rules table on a batched input goes through the op's **batch rule**
-(``Op.batch``, beside its VJP and JVP in its row: ``rules.py``, ``more_rules.py``,
-``nn/loss_rules.py``, ``nn/layer_rules.py``): the rule gets the inputs with the
-batch dimensions in front and runs the op ONCE on the physical arrays -- vectorized,
-not a loop.  An op with no batch rule yet is called once per sample, with a warning the
-first time (as torch's vmap warns of its "performance drop").
+the rules table on a batched input goes through its row's **batch rule**, kept in this
+module's table :data:`BATCH_RULES`, keyed by the row (as JAX keeps its
+``primitive_batchers``): the rules of the core's rows are below; the shell's row modules
+(``more_rules.py``, ``einsum_rules.py``, ``nn/loss_rules.py``, ``nn/layer_rules.py``)
+register theirs.  A rule gets the inputs with the batch dimensions in front and runs the
+op ONCE on the physical arrays -- vectorized, not a loop.  An op with no batch rule yet
+is called once per sample, with a warning the first time (as torch's vmap warns of its
+"performance drop").  The rows themselves know nothing of vmap: ``Op.__call__`` hands a
+call to :func:`_run` (through ``state.batching``) while a vmap runs.
 
 The transforms of ``func.py`` compose with it by working on the physical tensors (see
 :func:`physical`, :func:`wrap`): ``vmap(grad(f))`` differentiates the sum over the batch
@@ -24,6 +28,8 @@ import warnings
 import numpy as np
 
 from . import rules
+from .checks import wrap_dim
+from .recording import ROWS
 from .modes import state
 from .tensor import Tensor
 
@@ -219,13 +225,13 @@ def _ones_for_missing(p, have, want):
 
 
 # -- running an op on batched inputs: the op's batch rule, or one call per sample ----------
-_names = {}
-
-
 def _op_name(op):
-    if not _names:
-        _names.update({id(o): name for name, o in rules.table().items()})
-    return _names.get(id(op), op.grad_name((), {}))
+    """The row's name in the rules table (as torch's warning names its operator)."""
+    for rows in ROWS.values():
+        for name, o in rows.items():
+            if o is op:
+                return name
+    return op.name
 
 
 def _aligned(a, want, n):
@@ -254,14 +260,172 @@ def _run(op, args, params):
         return NotImplemented
     n = len(want)
     phys = [_aligned(a, want, n) for a in args]
-    if op.batch is None:
+    rule = BATCH_RULES.get(op)
+    if rule is None:
         out = _per_sample(op, phys, params, want, n)
     else:
-        out = op.batch(op, n, *phys, **params)
+        out = rule(op, n, *phys, **params)
     sizes = tuple(_size(lvl) for lvl in want)
     if out.shape[:n] != sizes:               # every input had a 1 there: spread it over the batch
         out = rules.expand(out, shape=sizes + out.shape[n:])
     return wrap(out, want)
+
+
+# -- batch rules: how each row runs on a whole batch at once --------------------------------
+# _run hands a rule the op, ``n`` and the inputs, every array input carrying ``n`` leading
+# batch dimensions (size 1 where it is not batched); the rule runs the op ONCE and returns
+# the output with the batch dimensions in front.  The op's own dimensions sit behind them,
+# so a rule only has to turn the sample's dims into batch-safe ones.
+BATCH_RULES = {}                      # row (an Op) -> its batch rule
+
+
+def register(rule, *ops):
+    """Give each of ``ops`` (rows of the rules table) the batch rule ``rule(op, n, *inputs,
+    **params)``."""
+    for op in ops:
+        BATCH_RULES[op] = rule
+
+
+def batch_rule(op):
+    """The batch rule of a row, or None (then vmap calls it once per sample)."""
+    return BATCH_RULES.get(op)
+
+
+def _own(a, n):
+    """The number of dimensions of one sample of ``a`` (its own, behind the batch)."""
+    return np.ndim(a._data if isinstance(a, Tensor) else a) - n
+
+
+def _padded(a, n, ndim):
+    """``a``'s own dimensions padded with 1s to ``ndim``, behind its batch dims."""
+    extra = ndim - _own(a, n)
+    if extra <= 0 or not hasattr(a, "shape"):
+        return a
+    shape = a.shape[:n] + (1,) * extra + a.shape[n:]
+    return rules.reshape(a, shape=shape) if isinstance(a, Tensor) else np.reshape(a, shape)
+
+
+def broadcast(op, n, *args, **params):
+    """Elementwise: pad every input's own dims to the output's; the batch dims broadcast."""
+    ndim = max((_own(a, n) for a in args if hasattr(a, "shape")), default=0)
+    return op(*[_padded(a, n, ndim) for a in args], **params)
+
+
+def full(n, *args):
+    """The inputs with their batch dims expanded to the batch's (ops that do not broadcast)."""
+    sizes = np.broadcast_shapes(*[a.shape[:n] for a in args])
+    return [a if a.shape[:n] == sizes else rules.expand(a, shape=sizes + a.shape[n:]) for a in args]
+
+
+def _sample_dims(dim, ndim):
+    """Dims of one sample (None: all of them) as negative indices: batch-safe."""
+    if dim is None:
+        return tuple(range(-ndim, 0))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    return tuple(sorted(wrap_dim(d, ndim) for d in dims))
+
+
+def reduction(op, n, x, dim=None, keepdim=False):
+    """sum, mean, amax, ...: reduce the sample's dims, counted from the end."""
+    return op(x, dim=_sample_dims(dim, _own(x, n)), keepdim=keepdim)
+
+
+def _arg_reduction(op, n, x, dim=None, keepdim=False):
+    """argmax/argmin: dim None is the flat index within the sample."""
+    own = _own(x, n)
+    if dim is None:
+        out = op(rules.reshape(x, shape=x.shape[:n] + (-1,)), dim=-1, keepdim=False)
+        return rules.reshape(out, shape=out.shape + (1,) * own) if keepdim else out
+    return op(x, dim=_sample_dims(dim, own)[0], keepdim=keepdim)
+
+
+def at_end(d, ndim):
+    """A dimension of one sample (of ``ndim`` dims) counted from the end."""
+    return d - ndim if d >= 0 else d
+
+
+def _batch_matmul(op, n, a, b):
+    """Vectors become matrices (and back); then matmul's own batch broadcasting does the
+    rest.  A matrix that is not batched stays one matrix: the batch rides in a's rows."""
+    la, lb = _own(a, n), _own(b, n)
+    if lb == 2 and all(s == 1 for s in b.shape[:n]):
+        return op(a, rules.reshape(b, shape=b.shape[n:]))
+    a2 = rules.unsqueeze(a, -2) if la == 1 else a
+    b2 = rules.unsqueeze(b, -1) if lb == 1 else b
+    core = max(la, lb, 2)
+    out = op(_padded(a2, n, core), _padded(b2, n, core))
+    if lb == 1:
+        out = rules.squeeze(out, -1)
+    return rules.squeeze(out, -1 if la == 1 and lb == 1 else -2) if la == 1 else out
+
+
+def _batch_write(op, n, x, values, key, lead=0):
+    """x[key] = values (and its kin): x gets every batch dim, the key indexes behind them."""
+    if isinstance(values, Tensor):
+        x, values = full(n, x, values)
+    else:
+        x = rules.expand(x, shape=np.broadcast_shapes(x.shape[:n], np.shape(values)[:n]) + x.shape[n:])
+    return op(x, values, key=key, lead=lead + n)
+
+
+def _batch_pick(op, n, x, key, dim, keepdim, **params):
+    """max(dim)'s values: the key's arrays index a sample's dims (the found indices may
+    carry the batch dims in front: right-aligned, they broadcast); the batch dims get a
+    range each.  (x.sort's row too, in more_rules.py: ``params`` are its own.)"""
+    lead = tuple(np.arange(s).reshape((s,) + (1,) * (x.ndim - 1 - i)) for i, s in enumerate(x.shape[:n]))
+    return op(x, key=lead + tuple(key), dim=dim + n, keepdim=keepdim or x.ndim == n, **params)
+
+
+def _sample_shape(shape, own):
+    """A reshape's shape for one sample of shape ``own``: -1 worked out, and torch's error
+    when the numbers do not fit."""
+    size, known = math.prod(own), math.prod(s for s in shape if s != -1)
+    resolved = tuple(size // known if s == -1 and known else s for s in shape)
+    if math.prod(resolved) != size:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+    return resolved
+
+
+def _batch_squeeze(op, n, x, dim=None):
+    """squeeze: the sample's dims of size 1 (never a batch dim of size 1), from the end."""
+    own = x.shape[n:]
+    if dim is None:
+        return op(x, dim=tuple(i - len(own) for i, s in enumerate(own) if s == 1))
+    if isinstance(dim, tuple):
+        return op(x, dim=tuple(at_end(d, len(own)) for d in dim))
+    return op(x, dim=at_end(dim, len(own)))
+
+
+# elementwise: the batch broadcasts like any leading dimension
+register(broadcast, rules.add, rules.sub, rules.mul, rules.div, rules.reciprocal, rules.neg,
+         rules.pow, rules.pow_number, rules.maximum, rules.minimum, rules.where, rules.clamp,
+         rules.clamp_tensor, rules.threshold_backward, rules.relu, rules.exp, rules.log,
+         rules.log1p, rules.sqrt, rules.sin, rules.cos, rules.tanh, rules.sigmoid, rules.abs,
+         rules.sign, rules.floor, rules.ceil, rules.round, rules.gt, rules.ge, rules.lt, rules.le,
+         rules.eq, rules.ne, rules.logical_and, rules.logical_or, rules.logical_xor,
+         rules.logical_not, rules.bitwise_and, rules.bitwise_or, rules.bitwise_not, rules.isnan,
+         rules.isinf, rules.isfinite, rules.to, rules.clone, rules.grad_copy)
+register(reduction, rules.sum, rules.mean, rules.norm, rules.amax, rules.amin)
+register(_arg_reduction, rules.argmax, rules.argmin)
+register(_batch_pick, rules.max_dim, rules.min_dim)
+register(lambda op, n, x: reduction(rules.amax, n, x), rules.max_all)
+register(lambda op, n, x: reduction(rules.amin, n, x), rules.min_all)
+register(lambda op, n, x, shape: op(x, shape=x.shape[:n] + _sample_shape(shape, x.shape[n:])),
+         rules.reshape, rules.view)
+# (transpose's dims are stored negative, so they are batch-safe as they are)
+register(lambda op, n, x, dim0, dim1: op(x, dim0=at_end(dim0, _own(x, n)), dim1=at_end(dim1, _own(x, n))),
+         rules.transpose, rules.transpose2d)
+register(lambda op, n, x, dims: op(x, dims=dims), rules.permute)
+register(lambda op, n, x, dim: op(x, dim=at_end(dim, _own(x, n) + 1)), rules.unsqueeze)
+register(_batch_squeeze, rules.squeeze)
+register(lambda op, n, x, shape: op(_padded(x, n, len(shape)), shape=shape), rules.expand)
+register(lambda op, n, x, shape, lead=0: op(x, shape=shape, lead=lead + n), rules.sum_to)
+register(lambda op, n, x, key, lead=0: op(x, key=key, lead=lead + n), rules.index, rules.as_strided)
+register(lambda op, n, g, shape, key, lead=0: op(g, shape=shape, key=key, lead=lead + n), rules.scatter)
+register(_batch_write, rules.index_put, rules.copy_slices, rules.masked_fill, rules.fill, rules.zero, rules.copy)
+register(lambda op, n, *xs, dim=0: op(*full(n, *xs), dim=at_end(dim, _own(xs[0], n))), rules.cat)
+register(lambda op, n, *xs, dim=0: op(*full(n, *xs), dim=at_end(dim, _own(xs[0], n) + 1)), rules.stack)
+register(_batch_matmul, rules.matmul)
 
 
 def _warn_once(name):

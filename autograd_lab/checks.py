@@ -42,30 +42,44 @@ def is_number(v):
     return isinstance(v, (bool, int, float, np.number, np.bool_))
 
 
+def key_dims(shape, key):
+    """An index key as torch reads it, entry by entry: ``[(entry, sizes)]``, the sizes of
+    the dimensions of ``shape`` each entry claims -- one for an int, a slice or integer
+    indices, as many as a mask has, none for None, and for ``...`` those no other entry
+    claims (an entry past the last dimension gets fewer) -- and the sizes left after the
+    key.  (x[key]'s grad_fn name, the mask checks and whether x[key] = v writes through
+    a view all read a key this way.)"""
+    claimed = sum(k.ndim if is_mask(k) else 0 if k is None or k is Ellipsis else 1 for k in key)
+    entries, at = [], 0
+    for k in key:
+        take = (max(len(shape) - claimed, 0) if k is Ellipsis else 0 if k is None else
+                k.ndim if is_mask(k) else 1)
+        entries.append((k, tuple(shape[at:at + take])))
+        at += take
+    return entries, tuple(shape[at:])
+
+
 def check_masks(shape, key):
     """Refuse, with torch's words, a bool mask whose shape does not match the dimensions it
     indexes.  As torch, ints and slices apply first: the shape named is the one they leave."""
-    key = key if type(key) is tuple else (key,)
-    claimed = sum(k.ndim if is_mask(k) else 0 if k is None or k is Ellipsis else 1 for k in key)
-    dims, left, masks = [], list(shape), []
-    for k in key:
+    entries, rest = key_dims(shape, key if type(key) is tuple else (key,))
+    dims, masks = [], []
+    for k, sizes in entries:
         if k is Ellipsis:                   # the dimensions no other entry claims
-            take = max(len(shape) - claimed, 0)
-            dims, left = dims + left[:take], left[take:]
+            dims += sizes
         elif k is None:
             dims.append(1)
-        elif not left:
+        elif not sizes:
             return                          # too many indices: NumPy's own error follows
         elif is_mask(k):
             masks.append((k, len(dims)))
-            dims, left = dims + left[:k.ndim], left[k.ndim:]
+            dims += sizes
         elif isinstance(k, slice):
-            dims.append(len(range(*k.indices(left.pop(0)))))
+            dims.append(len(range(*k.indices(sizes[0]))))
         elif isinstance(k, np.ndarray):     # integer indices: the dimension stays for now
-            dims.append(left.pop(0))
-        else:                               # an int: applied before the masks are read
-            left.pop(0)
-    dims += left
+            dims.append(sizes[0])
+        # (an int: applied before the masks are read)
+    dims += rest
     for mask, start in masks:
         for j, n in enumerate(mask.shape):
             if start + j >= len(dims) or dims[start + j] != n:

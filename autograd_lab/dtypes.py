@@ -259,9 +259,22 @@ def promote(arrays, floating=False):
             return _promote(arrays, floating)
         else:
             scalars = True
-    if dtype is not None and (dtype.kind == "f" or not scalars):
+    if dtype is not None and (dtype.kind == "f" or not (scalars or floating)):
         return arrays
     return _promote(arrays, floating)
+
+
+def promote_from(arrays, first, floating):
+    """Op inputs promoted from input ``first`` on (``where``: not its condition), and for
+    an op with real-valued results (``floating``: exp, sin, ...) integers and bools cast
+    to the default float, as torch does."""
+    if first:
+        arrays[first:] = promote(arrays[first:], floating)
+    if floating:
+        for i, a in enumerate(arrays):
+            if type(a) is np.ndarray and a.dtype.kind in "biu":
+                arrays[i] = a.astype(DEFAULT_FLOAT)
+    return arrays
 
 
 def _promote(arrays, floating):

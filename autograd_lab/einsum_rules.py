@@ -19,9 +19,10 @@ import string
 
 import numpy as np
 
+from . import batching
 from .dtypes import scalar_type_name
+from .recording import Op, name_by_call, register
 from .rules import expand, reshape
-from .recording import Op
 
 LETTERS = string.ascii_uppercase + string.ascii_lowercase     # torch's order of subscripts
 
@@ -223,8 +224,7 @@ def _batch_einsum(op, n, *xs, equation):
     return op(*xs, equation=",".join(batch + s for s in inputs) + "->" + batch + out)
 
 
-einsum = Op(_name, _einsum_forward, vjp_all=_einsum_vjp, jvp_all=_einsum_jvp, saves="inputs",
-            batch=_batch_einsum)
+einsum = Op("ViewBackward0", _einsum_forward, vjp_all=_einsum_vjp, jvp_all=_einsum_jvp, saves="inputs")
 
 
 # -- an operand that repeats a letter ("ii->i") gets its gradient on that diagonal --------
@@ -247,4 +247,10 @@ def _diagonal_take(g, term):
 diagonal_put = Op("DiagonalBackwardBackward0", _diagonal_put_forward,
                   vjp=(lambda g, y, v, term, shape: _diagonal_take(g, term),),
                   jvp=(lambda t, y, v, term, shape: diagonal_put(t, term=term, shape=shape),),
-                  saves=False, batch=lambda op, n, v, term, shape: op(v, term=term, shape=shape))
+                  saves=False)
+
+
+name_by_call({einsum: _name})
+register(globals())
+batching.register(_batch_einsum, einsum)
+batching.register(lambda op, n, v, term, shape: op(v, term=term, shape=shape), diagonal_put)

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import rules, watch
 from .checks import broadcast_mismatch
-from .inplace import check_versions
+from .versions import check_versions
 from .modes import count, state
 from .recording import FREED, edge
 from .tensor import Tensor
@@ -157,8 +157,8 @@ def walk(sends, plan):
         if plan.targets and plan.deliver(node, arrived, g):
             continue                    # an input asked about: stop here
         # call its rules (and its own hooks around them, if it has any)
-        sends = (watch.run_node(node, g, plan, vjp) if watched
-                 else vjp(node, g, plan))
+        sends = (watch.run_node(node, g, plan, run_rules) if watched
+                 else run_rules(node, g, plan))
         ran.append(node)
 
 
@@ -240,7 +240,7 @@ def reachable(roots):
     return seen
 
 
-def vjp(node, g, plan):
+def run_rules(node, g, plan):
     """Call one node's VJP rules: the (next node, gradient) pair for each edge that needs
     one, each gradient of its input's shape and dtype."""
     if node.args is None:               # a backward freed what its rules read (commit)
@@ -261,7 +261,7 @@ def vjp(node, g, plan):
         r = every[i] if every else op.vjp[i] and op.vjp[i](g, y, *args, **params)
         if r is None:
             continue
-        a = node.args[i]                # (a tensor, or its array: see recording.shed)
+        a = node.args[i]                # (a tensor, or its array: see saved.shed)
         a = a._data if type(a) is Tensor else a
         if lead or type(r) is not np.ndarray or r.shape != a.shape or r.dtype != a.dtype:
             r = fit(node, i, r, lead, g)

@@ -1,16 +1,19 @@
-"""Forward-mode levels nested inside one another: tangents of tangents.
+"""Forward mode: every recorded operation pushes its inputs' tangents to its output.
 
-``al.func.jvp`` inside ``al.func.jvp`` (so ``jacfwd(jacfwd(f))``) needs a tensor to carry
-one tangent per level.  The outermost level's tangent is a plain array, ``_tangent``
-(recording.py pushes it through every operation, as ever).  Each deeper level k has its
-own id, and a tensor keeps its tangent for that level as a *tensor* in ``_levels``; that
-tensor carries tangents of its own, for the levels outside k: the second derivatives.
+While a forward-mode level is live (``al.func.jvp``, ``autograd.forward_ad.dual_level``),
+a tensor carries a tangent with its value, and ``recording.attach`` calls :func:`push`
+after each operation: the output's tangent is the sum of each input's JVP rule applied to
+that input's tangent (dual numbers).  At the outermost level a tangent is a plain array,
+``_tangent``, pushed by :func:`push_outermost`.
 
-The rule that pushes a level-k tangent through an operation is the operation's JVP rule
-(rules.py), evaluated on tensors while only the levels outside k are live: the rule's own
-operations then push those levels' tangents, which differentiates the rule.  This is how
-functorch nests its levels (each wraps the one outside it); :func:`push` is the one place
-that does it, called by recording.attach whenever more than one level is live.
+Levels nest (``al.func.jvp`` inside ``al.func.jvp``, so ``jacfwd(jacfwd(f))``): a tensor
+then carries one tangent per level.  Each deeper level k has its own id, and a tensor
+keeps its tangent for that level as a *tensor* in ``_levels``; that tensor carries
+tangents of its own, for the levels outside k: the second derivatives.  The rule that
+pushes a level-k tangent through an operation is the operation's JVP rule (rules.py),
+evaluated on tensors while only the levels outside k are live: the rule's own operations
+then push those levels' tangents, which differentiates the rule.  This is how functorch
+nests its levels (each wraps the one outside it); :func:`push_nested` does it.
 """
 import numpy as np
 
@@ -75,10 +78,63 @@ def give(t, level, value):
 
 
 def push(op, args, params, result):
-    """The result's tangents at every nested level (recording.attach calls this when
-    ``state.forward_level > 1``; the outermost level's tangent it has pushed itself)."""
+    """The result's tangent at every live level, from its inputs' (recording.attach calls
+    this while a level is live)."""
+    if not state.grad_enabled:        # a view whose base was written since: its tangent is the
+        for a in args:                # base's there now (recording's edges refresh it otherwise)
+            if type(a) is Tensor and a._base is not None:
+                a._refresh_view()
     if not op.differentiable:
         return
+    push_outermost(op, args, params, result)
+    if state.forward_level > 1:
+        push_nested(op, args, params, result)
+    if result._grad_fn is not None:
+        result._grad_fn.tangent = result._tangent
+
+
+def tangent_of(op, tangents, y, args, params):
+    """The output's tangent from the inputs' ``tangents`` (None: no tangent): the sum of
+    the row's JVP rules, one per input that has a tangent."""
+    if op.jvp_all is not None:
+        return op.jvp_all(tangents, y, *args, **params)
+    out = None
+    for rule, t in zip(op.jvp, tangents):
+        if t is not None and rule is not None:
+            term = rule(t, y, *args, **params)
+            out = term if out is None else out + term
+    return out
+
+
+def push_outermost(op, args, params, result):
+    """The outermost level: the output's tangent, an array, from the inputs' arrays."""
+    tangents = [a._tangent if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if op.promote and op.jvp_all is None:
+        # elementwise ops broadcast their inputs right-aligned; a batch of tangents must
+        # stay in front of the broadcast dimensions, not be mistaken for one of them
+        ndim = result._data.ndim
+        tangents = [t if t is None or t.ndim == x.ndim or x.ndim >= ndim else
+                    t.reshape(t.shape[:t.ndim - x.ndim] + (1,) * (ndim - x.ndim) + x.shape)
+                    for t, x in zip(tangents, arrays)]
+    with np.errstate(all="ignore"):
+        t = tangent_of(op, tangents, result._data, arrays, params)
+    if t is None:
+        return
+    t = np.asarray(t)
+    want = result._data.shape
+    if t.shape[t.ndim - len(want):] != want or t.ndim < len(want):
+        t = np.broadcast_to(t, t.shape[:max(0, t.ndim - len(want))] + want)
+    result._tangent = t.astype(result._data.dtype, copy=False) if result._data.dtype.kind == "f" else t
+    if state.dual_tensors is not None:    # forward_ad.dual_level takes it back at its end
+        state.dual_tensors.add(result)
+
+
+def push_nested(op, args, params, result):
+    """The result's tangents at every nested level (the outermost one's is pushed by
+    :func:`push_outermost`)."""
     live = state.forward_level
     for k, level in enumerate(stack[:live - 1], start=2):     # (a rule runs with fewer live)
         tangents = [tangent(a, level) if type(a) is Tensor else None for a in args]
@@ -89,7 +145,7 @@ def push(op, args, params, result):
         state.forward_level = k - 1             # the rule's operations push the outer levels
         try:
             with no_grad(), np.errstate(all="ignore"):
-                t = op.tangent(tangents, result, list(args), params)
+                t = tangent_of(op, tangents, result, list(args), params)
         finally:
             state.forward_level = live
         if t is None and op.jvp_all is not None:      # (an autograd.Function: see function.py)
@@ -138,5 +194,3 @@ def carry(src, dst):
             carried = True
     return carried
 
-
-state.push_levels = push      # (recording.attach calls it: the core imports no shell module)

@@ -22,7 +22,8 @@ import math
 
 import numpy as np
 
-from .recording import AccumulateGrad, edge as _edge_of, is_stand_in
+from .recording import AccumulateGrad, edge as _edge_of
+from .saved import is_stand_in
 from .tensor import Tensor
 
 

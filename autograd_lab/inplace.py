@@ -1,5 +1,4 @@
-"""In-place writes, versions and views: how a write into a tensor's memory is recorded,
-and how the walk refuses values changed since (``x.add_(v)``, ``x[mask] = v``, ``x.zero_()``).
+"""In-place writes and views: ``x.add_(v)``, ``x[mask] = v``, ``x.zero_()``, ... recorded.
 
 An in-place method is its out-of-place method recorded on the tensor, as torch records
 it: x.exp_() computes x.exp(), writes the numbers into x's memory, adds one to x's
@@ -9,16 +8,16 @@ saves the original too).
 
 Versions: a tensor shares its counter with its views and its detach()es, not with
 .data (nor in torch: that is what makes .data unsafe).  A node remembers the versions of
-the values it saved, and the walk refuses to use one changed since (:func:`check_versions`),
-only where a rule reads it (``Op.saves``).
+the values it saved, and the walk refuses to use one changed since, only where a rule
+reads it: ``versions.py``, what recording and the walk know of writes, below the rules
+table this module writes with.
 
 Views: a write through a view is a write into its base.  The base's grad_fn becomes
 CopySlices, which puts the view's new numbers into the base's old history; a view of the
-base then reads the base's new history (AsStridedBackward0, made when asked).
+base then reads the base's new history (AsStridedBackward0, made when its ``grad_fn`` is
+asked for: :meth:`InPlaceMethods._refresh_view`).
 
-The methods are installed on Tensor by ``tensor_methods.py``.  The walk reaches this module
-through :func:`check_versions`; recording reads only the tensor fields ``_vbox`` (the
-version box) and ``_base``.
+The methods are installed on Tensor by ``tensor_methods.py``.
 """
 import sys
 import threading
@@ -26,63 +25,12 @@ import weakref
 
 import numpy as np
 
-from . import checks, dtypes, rules, recording
+from . import checks, dtypes, recording, rules, saved
 from .checks import check_into, index_key, is_mask, is_number
 from .modes import state
 from .tensor import Tensor, unwrap
 
 VIEW_OF_A_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
-
-
-def check_versions(node):
-    """Something was written since the node was recorded.  Refuse to differentiate with
-    saved values that were changed in place since: only the values the node's rules read
-    (``Op.saves``), as torch checks only what it saved, and not those saved_tensors_hooks
-    packed (torch cannot follow versions through the hooks: the rules use what the unpack
-    hook returns).  And take in arrays that ``x.data = ...`` put in place of an input's,
-    as torch's backward does."""
-    packed = node.packed or ()
-    if node.overwritten and node.op.reads_output and "out" not in packed:
-        modified(node.out, node, node.out_box[0], node.out_version)
-    if not node.op.reads_inputs and state.swapped <= node.stamp:
-        return                          # no rule reads an input, and no input's array was replaced
-    for i, a in enumerate(node.args):
-        if type(a) is not Tensor:
-            continue
-        if a._swapped > node.stamp:
-            old = node.arrays[i]
-            if a._data.shape != old.shape:   # the gradient's shape would follow it: refuse
-                raise RuntimeError(f"input {i} of {node.name()} had shape {tuple(old.shape)} in the "
-                                   f"forward, but its .data was replaced by one of shape "
-                                   f"{tuple(a._data.shape)}: run the forward again")
-            if node.op.reads_inputs:    # the new numbers, cast as the forward cast them
-                new = a._data if a._data.dtype == old.dtype else a._data.astype(old.dtype)
-                node.arrays = node.arrays[:i] + (new,) + node.arrays[i + 1:]
-        if a._vbox is not None and node.reads(i) and i not in packed:
-            saved = node.versions[i] if node.versions else 0
-            if a._vbox[0] != saved:     # torch names the node that made it now, if any
-                modified(a._data, a.grad_fn, a._vbox[0], saved)
-
-
-def modified(data, maker, now, saved):
-    made = "" if maker is None else f", which is output 0 of {short_name(maker)},"
-    kind = "CPUBoolType" if data.dtype == np.bool_ else f"al.{dtypes.scalar_type_name(data.dtype)}Tensor"
-    raise RuntimeError(                 # (torch's legacy type names: al.FloatTensor, ..., CPUBoolType)
-        "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{kind} {list(data.shape)}]{made} is at "
-        f"version {now}; expected version {saved} instead. " + (ANOMALY_HINT if state.anomaly else HINT))
-
-
-HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-        "with al.autograd.set_detect_anomaly(True, check_nan=False).")
-ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute its "
-                "gradient. The variable in question was changed in there or anywhere later. Good luck!")
-
-
-def short_name(node):
-    """A node's name as torch's message about saved values prints it: ExpBackward0 is Exp."""
-    name = node.name().split("::")[-1]
-    return name[:-len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")
 
 
 class InPlaceMethods:
@@ -96,9 +44,12 @@ class InPlaceMethods:
             box[1].out_box = box          # them: from now on it compares their version
             box[1] = None
 
-    def _see_base(self):
+    def _refresh_view(self):
         """A view whose base was written since its grad_fn was made: its numbers are now the
-        base's, so its history is a piece of the base's new one (whatever the grad mode)."""
+        base's, so its history is a piece of the base's new one (whatever the grad mode).
+        (Tensor.grad_fn calls this for every view; recording reads grad_fn for them.)"""
+        if self._seen == self._vbox[0]:
+            return                        # not written since: its history stands
         base = self._base
         key = _place(self._data, base._data)
         self._seen = self._vbox[0]
@@ -150,7 +101,7 @@ class InPlaceMethods:
             node.args = (old, *node.args[1:])
             if node.arrays[0] is have:
                 node.arrays = (old._data, *node.arrays[1:])
-        if got is have:                   # the op computed into this memory (Op.writes_into)
+        if got is have:                   # the op computed into this memory (versions.writes_into)
             pass
         # a speed trick: the new array becomes the tensor's when no one else holds the old
         # one (its reference count), rather than being copied into it -- relu_ on a tensor
@@ -175,7 +126,7 @@ class InPlaceMethods:
                 _made(whole._grad_fn, base)
             base._take(whole._grad_fn, whole._tangent)
         if node is not None and node.packed is not None:
-            recording.saving_written(node, self)      # saved_tensors_hooks: x as it was, and x now
+            saved.pack_written(node, self)      # saved_tensors_hooks: x as it was, and x now
         return self
 
     def _take(self, node, tangent):
@@ -270,15 +221,15 @@ def in_place_method(method, name):
         for a in args:
             if type(a) is Tensor and a._vbox is not None and a._vbox is self._vbox:
                 _check_overlap(self, a)   # (a view of the same memory)
-        if state.saved_hooks:             # what its node hands them is x as it was (recording.saving)
+        if state.saved_hooks:             # what its node hands them is x as it was (saved.pack)
             writing, state.writing = state.writing, self
             try:
                 result = method(self, *args, **kwargs)
             finally:
                 state.writing = writing
-        elif self._data.size >= recording.KEEP_BELOW and may_write_into(self, args, kwargs):
+        elif self._data.size >= saved.KEEP_BELOW and may_write_into(self, args, kwargs):
             state.into = (self._data, threading.get_ident())  # its op may compute straight into
-            try:                                               # it (Op.writes_into)
+            try:                                               # it (versions.writes_into)
                 result = method(self, *args, **kwargs)
             finally:
                 state.into = None
@@ -301,7 +252,7 @@ def in_place_method(method, name):
 def _made(node, t):
     """``node`` made the numbers in ``t``'s memory (an in-place write): it notes the version
     they are at, so that a later write is seen -- refused if its rules read them
-    (check_versions), shown as overwritten in pictures of the graph."""
+    (versions.check_versions), shown as overwritten in pictures of the graph."""
     if node.op.reads_output:
         node.out = t._data
     node.out_box, node.out_version = t._vbox, t._vbox[0]

@@ -10,13 +10,12 @@ class _State:
     anomaly = False      # detect_anomaly: nodes keep where they were recorded
     check_nan = True     # ... and backward checks every gradient for NaN
     forward_level = 0   # how many forward-mode levels are live (al.func.jvp, fwAD.dual_level)
-    push_levels = None   # forward_mode.push: the tangents of levels nested inside the outermost
     dual_tensors = None  # inside forward_ad.dual_level: the tensors given tangents, to take them back
     inference = False    # inside inference_mode: results are marked as inference tensors
     inference_made = False   # some inference tensor exists: recording checks its inputs
     saved_hooks = ()     # autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last
-    writing = None       # the tensor an in-place method is about to write (recording.saving)
-    into = None          # ... or its array, for its op to compute into (Op.writes_into)
+    writing = None       # the tensor an in-place method is about to write (saved.pack)
+    into = None          # ... or its array, for its op to compute into (versions.writes_into)
     counters = ()        # active PassCounter objects
     writes = 0           # in-place writes to any tensor so far (saved-value checks)
     swapped = -1         # writes when `x.data = ...` last replaced an array

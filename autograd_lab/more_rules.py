@@ -5,15 +5,17 @@ index_select, split, narrow, repeat, contiguous and the diagonals of al.diag.  (
 ``rules.py``, built on the same :class:`~autograd_lab.recording.Op` and written with its
 operations, so they read, record and differentiate twice as its rows do.)
 
-Each row has a batch rule for ``al.func.vmap`` (the ``batch=`` column, see "batch rules"
-in ``rules.py``): the rules read their dimensions from the end, or move them behind the
-batch dimensions, so a row runs once on a whole batch.
+Each row has a batch rule for ``al.vmap``, registered at the end of this module in
+``batching.py``'s table: the rules read their dimensions from the end, or move them
+behind the batch dimensions, so a row runs once on a whole batch.
 """
 import numpy as np
 
-from .rules import (broadcast, clamp_tensor, clone, exp, expand, index, index_forward, max_dim,
-                  reduction, reshape, scatter, sum, where)
-from .recording import Op
+from . import batching
+from .batching import batch_rule, broadcast, reduction
+from .recording import Op, name_by_call, register
+from .rules import (clamp_tensor, clone, exp, expand, index, index_forward, max_dim, reshape, scatter,
+                    sum, symmetric, where)
 from .tensor import Tensor
 
 
@@ -35,38 +37,34 @@ def _log_softmax_forward(x, dim):
 # the rules read the output (so writing into it in place is refused at the backward);
 # ``dim`` is a tuple of one negative dimension, or () for a 0-d tensor: batch-safe as it is
 softmax = Op("SoftmaxBackward0", _softmax_forward,
-             vjp=(lambda g, y, x, dim: y * (g - sum(g * y, dim, True)),),
-             jvp=(lambda t, y, x, dim: y * (t - sum(t * y, dim, True)),),
-             saves="output", batch=lambda op, n, x, dim: op(x, dim=dim))
+             **symmetric(lambda g, y, x, dim: y * (g - sum(g * y, dim, True))),
+             saves="output")
 
 log_softmax = Op("LogSoftmaxBackward0", _log_softmax_forward,
                  vjp=(lambda g, y, x, dim: g - exp(y) * sum(g, dim, True),),
                  jvp=(lambda t, y, x, dim: t - sum(t * exp(y), dim, True),),
-                 saves="output", batch=softmax.batch)
+                 saves="output")
 
 
 # -- one-sided clamps, and rsqrt ----------------------------------------------------------
 # x.clamp_min(tensor), x.clamp_max(tensor): clamp's rules with tensor bounds, under
 # torch's names for them
 clamp_min_tensor = Op("ClampMinBackward1", clamp_tensor.forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
-                      promote=True, saves="inputs", batch=broadcast)
+                      promote=True, saves="inputs")
 clamp_max_tensor = Op("ClampMaxBackward1", clamp_tensor.forward, vjp=clamp_tensor.vjp, jvp=clamp_tensor.jvp,
-                      promote=True, saves="inputs", batch=broadcast)
+                      promote=True, saves="inputs")
 
 clamp_min = Op("ClampMinBackward0", lambda x, min: np.maximum(x, min),
-               vjp=(lambda g, y, x, min: where(x >= min, g, 0.0),),
-               jvp=(lambda t, y, x, min: where(x >= min, t, 0.0),),
-               saves="inputs", batch=broadcast)
+               **symmetric(lambda g, y, x, min: where(x >= min, g, 0.0)),
+               saves="inputs")
 
 clamp_max = Op("ClampMaxBackward0", lambda x, max: np.minimum(x, max),
-               vjp=(lambda g, y, x, max: where(x <= max, g, 0.0),),
-               jvp=(lambda t, y, x, max: where(x <= max, t, 0.0),),
-               saves="inputs", batch=broadcast)
+               **symmetric(lambda g, y, x, max: where(x <= max, g, 0.0)),
+               saves="inputs")
 
 rsqrt = Op("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
-           vjp=(lambda g, y, x: -0.5 * g * y * y * y,),
-           jvp=(lambda t, y, x: -0.5 * t * y * y * y,),
-           floating=True, saves="output", batch=broadcast)
+           **symmetric(lambda g, y, x: -0.5 * g * y * y * y),
+           floating=True, saves="output")
 
 
 # -- any and all: truth over dimensions, never differentiable ------------------------------
@@ -79,10 +77,8 @@ def _truth(reduce):
     return forward
 
 
-any_ = Op("any", _truth(np.any), differentiable=False,
-          batch=reduction)
-all_ = Op("all", _truth(np.all), differentiable=False,
-          batch=reduction)
+any_ = Op("any", _truth(np.any), differentiable=False)
+all_ = Op("all", _truth(np.all), differentiable=False)
 
 
 # -- values picked along a dimension: gather and sort --------------------------------------
@@ -115,34 +111,29 @@ gather = Op("GatherBackward0", lambda x, idx, dim: x[along_key(idx, dim)],
             jvp=(lambda t, y, x, idx, dim:
                  index(t, key=along_key(idx, dim), lead=t.ndim - x.ndim),
                  None),
-            saves="inputs", batch=_batch_gather)
+            saves="inputs")
 
 # x.sort(dim): the values at the order argsort found (``key``, built by along_key); the
 # rules are x.max(dim)'s, and so is the batch rule: the order carries the batch dims in
 # front, and the batch dims get a range each.  (torch saves the order: a second backward
 # is refused, as there.)
-sort = Op(lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0",
-          lambda x, key, dim, keepdim, stable=False: max_dim.forward(x, key, dim, keepdim),
+sort = Op("SortBackward0", lambda x, key, dim, keepdim, stable=False: max_dim.forward(x, key, dim, keepdim),
           vjp=(lambda g, y, x, key, dim, keepdim, stable=False: max_dim.vjp[0](g, y, x, key, dim, keepdim),),
           jvp=(lambda t, y, x, key, dim, keepdim, stable=False: max_dim.jvp[0](t, y, x, key, dim, keepdim),),
-          saves="index", batch=max_dim.batch)
+          saves="index")
 
 
 # -- index's rules under torch's other names ----------------------------------------------
 # x.contiguous() of a tensor that is not: a copy laid out row by row (clone keeps the layout)
-contiguous = Op("CloneBackward0", lambda x: np.array(x, order="C"), vjp=clone.vjp, jvp=clone.jvp, saves=False,
-                batch=broadcast)
+contiguous = Op("CloneBackward0", lambda x: np.array(x, order="C"), vjp=clone.vjp, jvp=clone.jvp, saves=False)
 
 # x.index_select(dim, i), x.split(n), x.chunk(n), x.narrow(...)
-index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves="index",
-                  batch=index.batch)
-split = Op(lambda args, p: "SplitWithSizesBackward0" if p.get("sizes") else "SplitBackward0",
-           lambda x, key, lead=0, sizes=False: index_forward(x, key, lead),
+index_select = Op("IndexSelectBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves="index")
+split = Op("SplitBackward0", lambda x, key, lead=0, sizes=False: index_forward(x, key, lead),
            vjp=(lambda g, y, x, key, lead=0, sizes=False: index.vjp[0](g, y, x, key, lead),),
            jvp=(lambda t, y, x, key, lead=0, sizes=False: index.jvp[0](t, y, x, key, lead),),
-           saves=False,
-           batch=lambda op, n, x, key, lead=0, sizes=False: op(x, key=key, lead=lead + n, sizes=sizes))
-narrow = Op("SliceBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False, batch=index.batch)
+           saves=False)
+narrow = Op("SliceBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
 
 
 # -- repeat: copies of x side by side ------------------------------------------------------
@@ -179,7 +170,7 @@ def _batch_repeat(op, n, x, repeats):
 repeat = Op("RepeatBackward0", _repeat_forward,
             vjp=(_repeat_vjp,),
             jvp=(lambda t, y, x, repeats: _repeat_forward_batched(t, x, repeats),),
-            saves=False, batch=_batch_repeat)
+            saves=False)
 
 
 # -- diagonals: al.diag puts a vector on a diagonal, or takes a matrix's diagonal ----------
@@ -208,9 +199,28 @@ def _diag_take_forward(x, offset):
 diag_put = Op("DiagEmbedBackward0", _diag_put_forward,
               vjp=(lambda g, y, v, offset, shape: diag_take(g, offset=offset),),
               jvp=(lambda t, y, v, offset, shape: diag_put(t, offset=offset, shape=shape),),
-              saves=False, batch=lambda op, n, v, offset, shape: op(v, offset=offset, shape=shape))
+              saves=False)
 diag_take = Op("DiagonalBackward0_copy", _diag_take_forward,
                vjp=(lambda g, y, x, offset: diag_put(g, offset=offset, shape=x.shape[-2:]),),
                jvp=(lambda t, y, x, offset: diag_take(t, offset=offset),),
-               saves=False, batch=lambda op, n, x, offset: op(x, offset=offset))
+               saves=False)
 
+
+name_by_call({
+    sort: lambda args, p: "SortBackward1" if p.get("stable") else "SortBackward0",
+    split: lambda args, p: "SplitWithSizesBackward0" if p.get("sizes") else "SplitBackward0",
+})
+register(globals())
+# -- their batch rules (al.vmap) -----------------------------------------------------------
+# (softmax's ``dim`` is a tuple of one negative dimension, or () for a 0-d tensor: batch-safe
+# as it is, and so are the diagonals' rules, which read the last dimensions only)
+batching.register(broadcast, clamp_min_tensor, clamp_max_tensor, clamp_min, clamp_max, rsqrt, contiguous)
+batching.register(reduction, any_, all_)
+batching.register(lambda op, n, x, dim: op(x, dim=dim), softmax, log_softmax)
+batching.register(_batch_gather, gather)
+batching.register(batch_rule(max_dim), sort)
+batching.register(batch_rule(index), index_select, narrow)
+batching.register(lambda op, n, x, key, lead=0, sizes=False: op(x, key=key, lead=lead + n, sizes=sizes), split)
+batching.register(_batch_repeat, repeat)
+batching.register(lambda op, n, v, offset, shape: op(v, offset=offset, shape=shape), diag_put)
+batching.register(lambda op, n, x, offset: op(x, offset=offset), diag_take)

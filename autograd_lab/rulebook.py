@@ -1,7 +1,8 @@
 """The rules table as a reader sees it: every operation with its forward, VJP and JVP
-rules, read from the source itself so the book's table cannot drift from the code.  The
+rules and its batch rule for vmap, read from the source itself so the book's table cannot
+drift from the code.  Every row module registers its rows (``recording.register``): the
 core's rows in ``rules.py`` come first, then the shell's (``more_rules.py``,
-``einsum_rules.py``, and ``nn/loss_rules.py`` for the losses).
+``einsum_rules.py``, ``nn/loss_rules.py``, ``nn/layer_rules.py``).
 
     >>> from autograd_lab import rulebook
     >>> rulebook.rule("where").vjp
@@ -16,12 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import einsum_rules, more_rules
 from . import rules as core_rules
-from .nn import loss_rules
-from .recording import Op
-
-MODULES = (core_rules, more_rules, einsum_rules, loss_rules)    # where the table's rows live, the core's first
+from .batching import batch_rule
+from .recording import ROWS, Op
 
 
 @dataclass(frozen=True)
@@ -37,26 +35,29 @@ class Rule:
                                 # False (shapes only); a backward frees saved values
     differentiable: bool
     keeps: str = ""      # the same in words: "the output", "a and b", "nothing", ...
-    batch: str = "—"     # how al.func.vmap runs it on a batch (Op.batch): a shared rule's
-                         # name (broadcast, reduction), a rule's body, or — (once per sample)
+    batch: str = "—"     # how al.vmap runs it on a batch (batching.BATCH_RULES): a shared
+                         # rule's name (broadcast, reduction), a rule's body, or — (once per sample)
     module: str = "rules"  # the module it lives in: rules, more_rules, einsum_rules, loss_rules, ...
 
 
 def table():
-    """Every row of the table by its Python name, module after module (a row a module
-    imports from another is listed once, where it is defined)."""
-    rows, seen = {}, set()
-    for module in MODULES:
-        for name, op in vars(module).items():
-            if isinstance(op, Op) and id(op) not in seen:
-                seen.add(id(op))
-                rows[name] = op
-    return rows
+    """Every row of the table by its Python name, module after module as they registered
+    (a row a module imports from another is listed once, where it is defined)."""
+    return {name: op for rows in ROWS.values() for name, op in rows.items()}
 
 
 def _home(op):
-    """The module a row is defined in (the first of MODULES that has it)."""
-    return next(m for m in MODULES if any(v is op for v in vars(m).values()))
+    """The name of the module a row is defined in."""
+    return next(module for module, rows in ROWS.items() if any(v is op for v in rows.values()))
+
+
+def _module(short):
+    """The row module of that (last) name."""
+    return next(m for name, m in sys.modules.items()
+                if name.startswith("autograd_lab.") and name.rsplit(".", 1)[-1] == short)
+
+
+MODULES = tuple(_module(name) for name in ROWS)      # the row modules, in the order they registered
 
 
 @functools.cache
@@ -97,38 +98,56 @@ def _text(fn):
     for body, args in _lambdas_by_line(fn.__module__).get(code.co_firstlineno, []):
         if args == wanted:
             text = " ".join(body.split())
-            # name the NumPy function a closure variable stands for (forward -> np.amax)
+            # name the row or NumPy function a closure variable stands for (forward ->
+            # np.amax; a pooling's back -> max_pool2d_backward)
             for var, cell in zip(code.co_freevars, fn.__closure__ or ()):
                 value = cell.cell_contents
-                if callable(value) and not hasattr(value, "__code__"):
+                if isinstance(value, Op):
+                    text = re.sub(rf"\b{var}\b", _row_name(value), text)
+                elif callable(value) and not hasattr(value, "__code__"):
                     text = re.sub(rf"\b{var}\b", _text(value), text)
             return text
     return "<lambda>"
 
 
+def _row_name(op):
+    """A row's name in the table."""
+    return next((name for name, o in table().items() if o is op), op.name)
+
+
 def _names(op):
-    """The grad_fn name(s) an op's nodes get (some depend on the arguments)."""
-    if isinstance(op.name, str):
+    """The grad_fn name(s) an op's nodes get (some depend on the arguments: the function
+    the row's module registered, recording.name_by_call)."""
+    if op.named is None:
         return op.name
-    found = []
+    found = [op.name]
     for params in ({}, {"dim": 0}):
         try:
-            found.append(op.name((), params))
+            found.append(op.named((), params))
         except (IndexError, KeyError, TypeError, ValueError):
             pass
-    code = getattr(op.name, "__code__", None)
-    source = inspect.getsource(op.name) if code is not None else ""
-    found += re.findall(r"\w+Backward\d", source)
+    found += re.findall(r"\w+Backward\d", _source_of(op.named))
     unique = list(dict.fromkeys(n for n in found if "{" not in n))
     return " / ".join(unique)
 
 
+def _source_of(fn):
+    """A function's source, or a lambda's body."""
+    return _text(fn) if fn.__name__ == "<lambda>" else inspect.getsource(fn)
+
+
 def _inputs(op):
+    """The inputs' names, read from a rule's arguments (after g and y); inputs a rule takes
+    as ``*e`` are e1, e2, ..."""
     rules = op.vjp or op.jvp or ()
     for fn in rules:
         if fn is not None and hasattr(fn, "__code__"):
-            names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-            return tuple(names[2:2 + len(rules)])
+            code = fn.__code__
+            names = code.co_varnames[2:code.co_argcount]
+            if code.co_flags & inspect.CO_VARARGS:
+                star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
+                names += tuple(f"{star}{k}" for k in range(1, len(rules) - len(names) + 1))
+            return tuple(names[:len(rules)])
     if op.vjp_all is not None:
         return ("*inputs",)
     return ()
@@ -153,16 +172,28 @@ def _batch_text(fn):
     return fn.__name__.lstrip("_")
 
 
+def _as_jvp(fn):
+    """A rule that serves as VJP and JVP (rules.symmetric), as the JVP column shows it: its
+    first argument, the gradient, renamed t (the tangent)."""
+    if fn is None:
+        return "—"
+    g = fn.__code__.co_varnames[0]
+    return re.sub(rf"\b{g}\b", "t", _text(fn))
+
+
 def rules():
     """One :class:`Rule` per row of the table, in the order they are defined."""
     found = []
     for name, op in table().items():
         vjp = tuple(_text(f) for f in op.vjp) if op.vjp else ((_text(op.vjp_all),) if op.vjp_all else ())
-        jvp = tuple(_text(f) for f in op.jvp) if op.jvp else ((_text(op.jvp_all),) if op.jvp_all else ())
+        if op.jvp is not None and op.jvp is op.vjp:       # one rule for both (rules.symmetric)
+            jvp = tuple(_as_jvp(f) for f in op.jvp)
+        else:
+            jvp = tuple(_text(f) for f in op.jvp) if op.jvp else ((_text(op.jvp_all),) if op.jvp_all else ())
         inputs = _inputs(op)
         found.append(Rule(name, _names(op), inputs, _text(op.forward), vjp, jvp,
                           op.saves, op.differentiable, _keeps(op.saves, inputs),
-                          _batch_text(op.batch), _home(op).__name__.rsplit(".", 1)[-1]))
+                          _batch_text(batch_rule(op)), _home(op)))
     return found
 
 
@@ -179,7 +210,7 @@ def helpers():
     the like), each read from the module its row lives in, else from rules.py."""
     found = {}
     for r in rules():
-        module = next(m for m in MODULES if m.__name__.endswith("." + r.module))
+        module = _module(r.module)
         for name in re.findall(r"\b(_[a-z_]+)\(", " ".join(r.vjp + r.jvp)):
             fn = getattr(module, name, None) or getattr(core_rules, name)
             found.setdefault(name, inspect.getsource(fn))

@@ -21,14 +21,13 @@ own shape; the engine sums a gradient back to a broadcast input's shape
 ``g`` may carry extra leading dimensions (one per batched seed) and rules index axes
 from the end.
 """
-import builtins
 import math
 
 import numpy as np
 
 from . import dtypes
-from .checks import check_masks, index_key, matmul_error, wrap_dim
-from .recording import Op
+from .checks import check_masks, index_key, key_dims, matmul_error, wrap_dim
+from .recording import ROWS, Op, name_by_call, register
 from .tensor import Tensor
 
 
@@ -75,124 +74,41 @@ def _routed(g, share, elsewhere):
     return r
 
 
-def _reduce_name(base):
-    return lambda args, p: f"{base}Backward{0 if p.get('dim') is None else 1}"
-
-
-# -- batch rules (al.func.vmap): how an op runs on a whole batch at once -----------------
-# batching.py hands a rule the op, ``n`` and the inputs, every array input carrying ``n``
-# leading batch dimensions (size 1 where it is not batched); the rule runs the op ONCE
-# and returns the output with the batch dimensions in front.  The op's own dimensions
-# sit behind them, so a rule only has to turn the sample's dims into batch-safe ones.
-def _own(a, n):
-    """The number of dimensions of one sample of ``a`` (its own, behind the batch)."""
-    return np.ndim(a._data if isinstance(a, Tensor) else a) - n
-
-
-def _padded(a, n, ndim):
-    """``a``'s own dimensions padded with 1s to ``ndim``, behind its batch dims."""
-    extra = ndim - _own(a, n)
-    if extra <= 0 or not hasattr(a, "shape"):
-        return a
-    shape = a.shape[:n] + (1,) * extra + a.shape[n:]
-    return reshape(a, shape=shape) if isinstance(a, Tensor) else np.reshape(a, shape)
-
-
-def broadcast(op, n, *args, **params):
-    """Elementwise: pad every input's own dims to the output's; the batch dims broadcast."""
-    ndim = max((_own(a, n) for a in args if hasattr(a, "shape")), default=0)
-    return op(*[_padded(a, n, ndim) for a in args], **params)
-
-
-def _full(n, *args):
-    """The inputs with their batch dims expanded to the batch's (ops that do not broadcast)."""
-    sizes = np.broadcast_shapes(*[a.shape[:n] for a in args])
-    return [a if a.shape[:n] == sizes else expand(a, shape=sizes + a.shape[n:]) for a in args]
-
-
-def _sample_dims(dim, ndim):
-    """Dims of one sample (None: all of them) as negative indices: batch-safe."""
-    return _neg_dims(dim, ndim)
-
-
-def reduction(op, n, x, dim=None, keepdim=False):
-    """sum, mean, amax, ...: reduce the sample's dims, counted from the end."""
-    return op(x, dim=_sample_dims(dim, _own(x, n)), keepdim=keepdim)
-
-
-def _arg_reduction(op, n, x, dim=None, keepdim=False):
-    """argmax/argmin: dim None is the flat index within the sample."""
-    own = _own(x, n)
-    if dim is None:
-        out = op(reshape(x, shape=x.shape[:n] + (-1,)), dim=-1, keepdim=False)
-        return reshape(out, shape=out.shape + (1,) * own) if keepdim else out
-    return op(x, dim=_sample_dims(dim, own)[0], keepdim=keepdim)
-
-
-def _at_end(d, ndim):
-    """A dimension of one sample (of ``ndim`` dims) counted from the end."""
-    return d - ndim if d >= 0 else d
-
-
-def _batch_matmul(op, n, a, b):
-    """Vectors become matrices (and back); then matmul's own batch broadcasting does the
-    rest.  A matrix that is not batched stays one matrix: the batch rides in a's rows."""
-    la, lb = _own(a, n), _own(b, n)
-    if lb == 2 and all(s == 1 for s in b.shape[:n]):
-        return op(a, reshape(b, shape=b.shape[n:]))
-    a2 = unsqueeze(a, -2) if la == 1 else a
-    b2 = unsqueeze(b, -1) if lb == 1 else b
-    core = max(la, lb, 2)
-    out = op(_padded(a2, n, core), _padded(b2, n, core))
-    if lb == 1:
-        out = squeeze(out, -1)
-    return squeeze(out, -1 if la == 1 and lb == 1 else -2) if la == 1 else out
-
-
-def _batch_write(op, n, x, values, key, lead=0):
-    """x[key] = values (and its kin): x gets every batch dim, the key indexes behind them."""
-    if isinstance(values, Tensor):
-        x, values = _full(n, x, values)
-    else:
-        x = expand(x, shape=np.broadcast_shapes(x.shape[:n], np.shape(values)[:n]) + x.shape[n:])
-    return op(x, values, key=key, lead=lead + n)
+def symmetric(*rules):
+    """The rules of a row whose VJP and JVP are one expression per input, because that
+    input's Jacobian is its own transpose: diagonal for an elementwise op (broadcasting
+    aside: the walk sums a gradient back to its input's shape, a tangent broadcasts
+    forward), symmetric for softmax, a swap of two dimensions for transpose.  Each rule is
+    written once, in ``g``, and is linear in it: applied to a gradient it is the VJP, to a
+    tangent the JVP (the rulebook prints it with ``t``)."""
+    return {"vjp": rules, "jvp": rules}
 
 
 # -- arithmetic (inputs are promoted to a common dtype, as in torch) --------------------
 add = Op("AddBackward0", np.add,
-         vjp=(lambda g, y, a, b: g,
-              lambda g, y, a, b: g),
-         jvp=(lambda t, y, a, b: t,
-              lambda t, y, a, b: t),
-         saves=False, promote=True, into=True, batch=broadcast)
+         **symmetric(lambda g, y, a, b: g,
+                     lambda g, y, a, b: g),
+         saves=False, promote=True, into=True)
 
-sub = Op(lambda args, p: "RsubBackward1" if not isinstance(args[0], Tensor) else "SubBackward0",
-         np.subtract,
-         vjp=(lambda g, y, a, b: g,
-              lambda g, y, a, b: -g),
-         jvp=(lambda t, y, a, b: t,
-              lambda t, y, a, b: -t),
-         saves=False, promote=True, into=True, batch=broadcast)
+sub = Op("SubBackward0", np.subtract,
+         **symmetric(lambda g, y, a, b: g,
+                     lambda g, y, a, b: -g),
+         saves=False, promote=True, into=True)
 
 mul = Op("MulBackward0", np.multiply,
-         vjp=(lambda g, y, a, b: g * b,
-              lambda g, y, a, b: g * a),
-         jvp=(lambda t, y, a, b: t * b,
-              lambda t, y, a, b: a * t),
-         promote=True, saves="others", into=True, batch=broadcast)
+         **symmetric(lambda g, y, a, b: g * b,
+                     lambda g, y, a, b: g * a),
+         promote=True, saves="others", into=True)
 
 div = Op("DivBackward0", np.true_divide,
-         vjp=(lambda g, y, a, b: g / b,
-              lambda g, y, a, b: -g * a / (b * b)),
-         jvp=(lambda t, y, a, b: t / b,
-              lambda t, y, a, b: -t * a / (b * b)),
+         **symmetric(lambda g, y, a, b: g / b,
+                     lambda g, y, a, b: -g * a / (b * b)),
          promote=True,
-         floating=True, saves="inputs", into=True, batch=broadcast)
+         floating=True, saves="inputs", into=True)
 
 reciprocal = Op("ReciprocalBackward0", np.reciprocal,
-                vjp=(lambda g, y, x: -g * y * y,),
-                jvp=(lambda t, y, x: -t * y * y,),
-                floating=True, saves="output", batch=broadcast)
+                **symmetric(lambda g, y, x: -g * y * y),
+                floating=True, saves="output")
 
 def _neg_forward(x):
     if x.dtype == np.bool_:
@@ -202,9 +118,8 @@ def _neg_forward(x):
 
 
 neg = Op("NegBackward0", _neg_forward,
-         vjp=(lambda g, y, x: -g,),
-         jvp=(lambda t, y, x: -t,),
-         saves=False, batch=broadcast)
+         **symmetric(lambda g, y, x: -g),
+         saves=False)
 
 
 def _pow_base(g, y, a, b):
@@ -239,18 +154,15 @@ def _int_pow(a, b):
     return np.where(b < 0, at_negative, out).astype(out.dtype)
 
 
-pow = Op(lambda args, p: "PowBackward1" if isinstance(args[0], Tensor) else "PowBackward2",
-         _pow_forward,
-         vjp=(_pow_base, _pow_exponent),
-         jvp=(_pow_base, _pow_exponent),
-         promote=True, batch=broadcast)
+pow = Op("PowBackward1", _pow_forward,
+         **symmetric(_pow_base, _pow_exponent),
+         promote=True)
 
 # a tensor to a number's power: the rules read the tensor only (so x ** 2 then an in-place
 # change of the result is fine, as in torch)
 pow_number = Op("PowBackward0", _pow_forward,
-                vjp=(_pow_base, None),
-                jvp=(_pow_base, None),
-                promote=True, saves="inputs", batch=broadcast)
+                **symmetric(_pow_base, None),
+                promote=True, saves="inputs")
 
 
 def _max_share(a, b):
@@ -270,25 +182,22 @@ maximum = Op("MaximumBackward0", np.maximum,
                   lambda g, y, a, b: _routed(g, _max_share(b, a), b < a)),
              jvp=(lambda t, y, a, b: t * _max_pick(a, b),
                   lambda t, y, a, b: t * (1 - _max_pick(a, b))),
-             promote=True, saves="inputs", batch=broadcast)
+             promote=True, saves="inputs")
 
 minimum = Op("MinimumBackward0", np.minimum,
              vjp=(lambda g, y, a, b: _routed(g, _max_share(b, a), a > b),
                   lambda g, y, a, b: _routed(g, _max_share(a, b), b > a)),
              jvp=(lambda t, y, a, b: t * _max_pick(b, a),
                   lambda t, y, a, b: t * (1 - _max_pick(b, a))),
-             promote=True, saves="inputs", batch=broadcast)
+             promote=True, saves="inputs")
 
 
 # -- selection: the mask routes the gradient, and gets none itself -----------------
 where = Op("WhereBackward0", np.where,
-           vjp=(None,                                   # the condition: no gradient, ever
-                lambda g, y, cond, a, b: where(cond, g, 0.0),
-                lambda g, y, cond, a, b: where(cond, 0.0, g)),
-           jvp=(None,
-                lambda t, y, cond, a, b: where(cond, t, 0.0),
-                lambda t, y, cond, a, b: where(cond, 0.0, t)),
-           promote=1, saves=(0,), batch=broadcast)
+           **symmetric(None,                                   # the condition: no gradient, ever
+                       lambda g, y, cond, a, b: where(cond, g, 0.0),
+                       lambda g, y, cond, a, b: where(cond, 0.0, g)),
+           promote=1, saves=(0,))
 
 
 def _clamp_forward(x, min=None, max=None):
@@ -306,9 +215,8 @@ def _clamp_pass(x, min, max):
 
 
 clamp = Op("ClampBackward1", _clamp_forward,
-           vjp=(lambda g, y, x, min=None, max=None: g * _clamp_pass(x, min, max),),
-           jvp=(lambda t, y, x, min=None, max=None: t * _clamp_pass(x, min, max),),
-           saves="inputs", batch=broadcast)
+           **symmetric(lambda g, y, x, min=None, max=None: g * _clamp_pass(x, min, max)),
+           saves="inputs")
 
 
 def _clamp_tensor_forward(x, min, max):
@@ -328,13 +236,10 @@ def _clamp_max_share(x, min, max):
 
 # clamp with tensor bounds (ClampBackward0): each bound gets the gradient where it decided
 clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
-                  vjp=(lambda g, y, x, lo, hi: where(_clamp_pass(x, lo, hi), g, 0.0),
-                       lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
-                       lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
-                  jvp=(lambda t, y, x, lo, hi: where(_clamp_pass(x, lo, hi), t, 0.0),
-                       lambda t, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), t, 0.0),
-                       lambda t, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), t, 0.0)),
-                  promote=True, saves="inputs", batch=broadcast)
+                  **symmetric(lambda g, y, x, lo, hi: where(_clamp_pass(x, lo, hi), g, 0.0),
+                              lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
+                              lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
+                  promote=True, saves="inputs")
 
 
 def _relu_forward(x):
@@ -353,53 +258,43 @@ def _threshold_backward_forward(g, y):
 # it gives relu a second derivative of 0 (the mask does not move with y), not "does not
 # require grad".
 threshold_backward = Op("ThresholdBackwardBackward0", _threshold_backward_forward,
-                        vjp=(lambda g2, out, g, y: threshold_backward(g2, y),
-                             lambda g2, out, g, y: _zeros_like(g2)),
-                        jvp=(lambda t, out, g, y: threshold_backward(t, y),
-                             lambda t, out, g, y: _zeros_like(t)),
-                        promote=True, saves="inputs", batch=broadcast)
+                        **symmetric(lambda g2, out, g, y: threshold_backward(g2, y),
+                                    lambda g2, out, g, y: _zeros_like(g2)),
+                        promote=True, saves="inputs")
 
 relu = Op("ReluBackward0", _relu_forward,
-          vjp=(lambda g, y, x: threshold_backward(g, y),),
-          jvp=(lambda t, y, x: threshold_backward(t, y),),
-          saves="output", batch=broadcast)
+          **symmetric(lambda g, y, x: threshold_backward(g, y)),
+          saves="output")
 
 
 # -- elementwise functions ------------------------------------------------------------
 exp = Op("ExpBackward0", np.exp,
-         vjp=(lambda g, y, x: g * y,),
-         jvp=(lambda t, y, x: t * y,),
-         floating=True, saves="output", into=True, batch=broadcast)
+         **symmetric(lambda g, y, x: g * y),
+         floating=True, saves="output", into=True)
 
 log = Op("LogBackward0", np.log,
-         vjp=(lambda g, y, x: g / x,),
-         jvp=(lambda t, y, x: t / x,),
-         floating=True, saves="inputs", into=True, batch=broadcast)
+         **symmetric(lambda g, y, x: g / x),
+         floating=True, saves="inputs", into=True)
 
 log1p = Op("Log1PBackward0", np.log1p,          # log(1 + x), accurate for tiny x
-           vjp=(lambda g, y, x: g / (1 + x),),
-           jvp=(lambda t, y, x: t / (1 + x),),
-           floating=True, saves="inputs", into=True, batch=broadcast)
+           **symmetric(lambda g, y, x: g / (1 + x)),
+           floating=True, saves="inputs", into=True)
 
 sqrt = Op("SqrtBackward0", np.sqrt,
-          vjp=(lambda g, y, x: g / (2 * y),),
-          jvp=(lambda t, y, x: t / (2 * y),),
-         floating=True, saves="output", into=True, batch=broadcast)
+          **symmetric(lambda g, y, x: g / (2 * y)),
+         floating=True, saves="output", into=True)
 
 sin = Op("SinBackward0", np.sin,
-         vjp=(lambda g, y, x: g * cos(x),),
-         jvp=(lambda t, y, x: t * cos(x),),
-         floating=True, saves="inputs", into=True, batch=broadcast)
+         **symmetric(lambda g, y, x: g * cos(x)),
+         floating=True, saves="inputs", into=True)
 
 cos = Op("CosBackward0", np.cos,
-         vjp=(lambda g, y, x: -g * sin(x),),
-         jvp=(lambda t, y, x: -t * sin(x),),
-         floating=True, saves="inputs", into=True, batch=broadcast)
+         **symmetric(lambda g, y, x: -g * sin(x)),
+         floating=True, saves="inputs", into=True)
 
 tanh = Op("TanhBackward0", np.tanh,
-          vjp=(lambda g, y, x: g * (1 - y * y),),
-          jvp=(lambda t, y, x: t * (1 - y * y),),
-          floating=True, saves="output", into=True, batch=broadcast)
+          **symmetric(lambda g, y, x: g * (1 - y * y)),
+          floating=True, saves="output", into=True)
 
 
 def _sigmoid_into(x, out):
@@ -413,9 +308,8 @@ def _sigmoid_into(x, out):
 
 
 sigmoid = Op("SigmoidBackward0", lambda x: 1 / (1 + np.exp(-x)),
-             vjp=(lambda g, y, x: g * (y * (1 - y)),),
-             jvp=(lambda t, y, x: t * (y * (1 - y)),),
-             floating=True, saves="output", into=_sigmoid_into, batch=broadcast)
+             **symmetric(lambda g, y, x: g * (y * (1 - y))),
+             floating=True, saves="output", into=_sigmoid_into)
 
 def _no_bool(kernel, forward):
     """forward, refusing a bool tensor as torch's kernel does (it has none for bools)."""
@@ -427,15 +321,14 @@ def _no_bool(kernel, forward):
 
 
 abs = Op("AbsBackward0", _no_bool("abs_cpu", np.abs),
-         vjp=(lambda g, y, x: g * sign(x),),
-         jvp=(lambda t, y, x: t * sign(x),),
-         saves="inputs", batch=broadcast)
+         **symmetric(lambda g, y, x: g * sign(x)),
+         saves="inputs")
 
 # piecewise-constant functions: derivative zero wherever it exists (a gradient of
 # zeros, not none: the graph goes on, but nothing flows through)
 def _flat(name, forward):
-    return Op(name, forward, vjp=(lambda g, y, x: _zeros_like(g),), jvp=(lambda t, y, x: _zeros_like(t),),
-              saves=False, batch=broadcast)
+    return Op(name, forward, **symmetric(lambda g, y, x: _zeros_like(g)),
+              saves=False)
 
 
 def _sign_forward(x):
@@ -454,14 +347,14 @@ round = _flat("RoundBackward0", _no_bool("round_vml_cpu", np.round))
 
 # -- comparisons and logic: bool results, never differentiable ------------------------
 def _compare(ufunc):
-    return Op(ufunc.__name__, ufunc, promote=True, differentiable=False, batch=broadcast)
+    return Op(ufunc.__name__, ufunc, promote=True, differentiable=False)
 
 
 gt, ge, lt, le = _compare(np.greater), _compare(np.greater_equal), _compare(np.less), _compare(np.less_equal)
 eq, ne = _compare(np.equal), _compare(np.not_equal)
 logical_and, logical_or = _compare(np.logical_and), _compare(np.logical_or)
 logical_xor = _compare(np.logical_xor)
-logical_not = Op("logical_not", np.logical_not, differentiable=False, batch=broadcast)
+logical_not = Op("logical_not", np.logical_not, differentiable=False)
 def _bitwise(name, ufunc, promote):
     """Bits of bools and integers; torch has no bitwise operations on floats."""
     def forward(*arrays):
@@ -469,19 +362,19 @@ def _bitwise(name, ufunc, promote):
         if dtype.kind == "f":
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dtypes.scalar_type_name(dtype)}\'')
         return ufunc(*arrays)
-    return Op(name, forward, promote=promote, differentiable=False, batch=broadcast)
+    return Op(name, forward, promote=promote, differentiable=False)
 
 
 bitwise_and = _bitwise("bitwise_and", np.bitwise_and, promote=True)
 bitwise_or = _bitwise("bitwise_or", np.bitwise_or, promote=True)
 bitwise_not = _bitwise("bitwise_not", np.invert, promote=False)
-isnan = Op("isnan", np.isnan, differentiable=False, batch=broadcast)
-isinf = Op("isinf", np.isinf, differentiable=False, batch=broadcast)
-isfinite = Op("isfinite", np.isfinite, differentiable=False, batch=broadcast)
+isnan = Op("isnan", np.isnan, differentiable=False)
+isinf = Op("isinf", np.isinf, differentiable=False)
+isfinite = Op("isfinite", np.isfinite, differentiable=False)
 argmax = Op("argmax", lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
-            differentiable=False, batch=_arg_reduction)
+            differentiable=False)
 argmin = Op("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
-            differentiable=False, batch=_arg_reduction)
+            differentiable=False)
 
 
 # -- reductions -----------------------------------------------------------------------
@@ -495,10 +388,10 @@ def _axes(dim):
     return tuple(dim) if isinstance(dim, list) else dim
 
 
-sum = Op(_reduce_name("Sum"), _sum_forward,
+sum = Op("SumBackward0", _sum_forward,
          vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g, x, dim, keepdim),),
          jvp=(lambda t, y, x, dim=None, keepdim=False: sum(t, _neg_dims(dim, x.ndim), keepdim),),
-         saves=False, batch=reduction)
+         saves=False)
 
 
 def _share(y, x):
@@ -517,10 +410,10 @@ def _mean_forward(x, dim=None, keepdim=False):
     return total / (x.size // total.size)                          # Python-level wrapper
 
 
-mean = Op(_reduce_name("Mean"), _mean_forward,
+mean = Op("MeanBackward0", _mean_forward,
           vjp=(lambda g, y, x, dim=None, keepdim=False: _unreduce(g * _share(y, x), x, dim, keepdim),),
           jvp=(lambda t, y, x, dim=None, keepdim=False: mean(t, _neg_dims(dim, x.ndim), keepdim),),
-          saves=False, batch=reduction)
+          saves=False)
 
 
 def _norm_forward(x, dim=None, keepdim=False):
@@ -535,8 +428,7 @@ norm = Op("LinalgVectorNormBackward0", _norm_forward,
           vjp=(lambda g, y, x, dim=None, keepdim=False:
                _unreduce(where(y == 0, 0.0, g / y), x, dim, keepdim) * x,),
           jvp=(lambda t, y, x, dim=None, keepdim=False:
-               where(y == 0, 0.0, sum(t * x, _neg_dims(dim, x.ndim), keepdim) / y),),
-          batch=reduction)
+               where(y == 0, 0.0, sum(t * x, _neg_dims(dim, x.ndim), keepdim) / y),))
 
 
 def _amax_share(x, y, dim, keepdim):
@@ -553,13 +445,12 @@ def _spread_evenly(g, y, x, dim=None, keepdim=False):
     return _routed(_unreduce(g / sum(hit), x, None, False), hit, ~hit)
 
 
-def _extreme(name, forward, vjp=None, batch=reduction):
+def _extreme(name, forward, vjp=None):
     return Op(name, lambda x, dim=None, keepdim=False: forward(x, axis=_axes(dim), keepdims=keepdim),
               vjp=(vjp or (lambda g, y, x, dim=None, keepdim=False:
                            _unreduce(g, x, dim, keepdim) * _amax_share(x, y, dim, keepdim)),),
               jvp=(lambda t, y, x, dim=None, keepdim=False:
-                   sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),),
-              batch=batch)
+                   sum(t * _amax_share(x, y, dim, keepdim), _neg_dims(dim, x.ndim), keepdim),))
 
 
 # x.max(dim) / x.min(dim): the values at the indices argmax/argmin found (``key`` holds one
@@ -581,24 +472,14 @@ def _pick_jvp(t, y, x, key, dim, keepdim):
     return values if keepdim or x.ndim == 0 else squeeze(values, dim - x.ndim)
 
 
-def _batch_pick(op, n, x, key, dim, keepdim, **params):
-    """The key's arrays index a sample's dims (the found indices may carry the batch dims
-    in front: right-aligned, they broadcast); the batch dims get a range each.  (x.sort's
-    row too, in more_rules.py: ``params`` are its own.)"""
-    lead = tuple(np.arange(s).reshape((s,) + (1,) * (x.ndim - 1 - i)) for i, s in enumerate(x.shape[:n]))
-    return op(x, key=lead + tuple(key), dim=dim + n, keepdim=keepdim or x.ndim == n, **params)
-
-
 def _picked(name):
-    return Op(name, _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves=False, batch=_batch_pick)
+    return Op(name, _pick_forward, vjp=(_pick_vjp,), jvp=(_pick_jvp,), saves=False)
 
 
 max_dim, min_dim = _picked("MaxBackward0"), _picked("MinBackward0")
 amax, amin = _extreme("AmaxBackward0", np.amax), _extreme("AminBackward0", np.amin)
-max_all = _extreme("MaxBackward1", np.amax, vjp=_spread_evenly,   # x.max(), x.min(): no dim
-                   batch=lambda op, n, x: reduction(amax, n, x))
-min_all = _extreme("MinBackward1", np.amin, vjp=_spread_evenly,
-                   batch=lambda op, n, x: reduction(amin, n, x))
+max_all = _extreme("MaxBackward1", np.amax, vjp=_spread_evenly)   # x.max(), x.min(): no dim
+min_all = _extreme("MinBackward1", np.amin, vjp=_spread_evenly)
 
 
 # -- shapes: these move numbers around, so their rules move gradients back --------------
@@ -607,26 +488,6 @@ def _reshape_forward(x, shape):
         return np.reshape(x, shape)
     except ValueError:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
-
-
-def _sample_shape(shape, own):
-    """A reshape's shape for one sample of shape ``own``: -1 worked out, and torch's error
-    when the numbers do not fit."""
-    size, known = math.prod(own), math.prod(s for s in shape if s != -1)
-    resolved = tuple(size // known if s == -1 and known else s for s in shape)
-    if math.prod(resolved) != size:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-    return resolved
-
-
-def _batch_squeeze(op, n, x, dim=None):
-    """squeeze: the sample's dims of size 1 (never a batch dim of size 1), from the end."""
-    own = x.shape[n:]
-    if dim is None:
-        return op(x, dim=tuple(i - len(own) for i, s in enumerate(own) if s == 1))
-    if isinstance(dim, tuple):
-        return op(x, dim=tuple(_at_end(d, len(own)) for d in dim))
-    return op(x, dim=_at_end(dim, len(own)))
 
 
 def _reshape_name(args, p):
@@ -644,30 +505,22 @@ def _reshape_name(args, p):
     return "ReshapeAliasBackward0"
 
 
-reshape = Op(_reshape_name, _reshape_forward,
+reshape = Op("ViewBackward0", _reshape_forward,
              vjp=(lambda g, y, x, shape: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, shape: reshape(t, _lead(t, x) + y.shape),),
-             saves=False, batch=lambda op, n, x, shape: op(
-                 x, shape=x.shape[:n] + _sample_shape(shape, x.shape[n:])))
+             saves=False)
 # x.view(shape): the same rules, and always a view (Tensor.view refuses the rest)
-view = Op("ViewBackward0", _reshape_forward, vjp=reshape.vjp, jvp=reshape.jvp, saves=False,
-          batch=reshape.batch)
+view = Op("ViewBackward0", _reshape_forward, vjp=reshape.vjp, jvp=reshape.jvp, saves=False)
 
 
 def _swap(x, dim0, dim1):
     return x.swapaxes(dim0, dim1) if x.ndim else x[...]     # (a 0-d tensor: a view of itself)
 
 
-def _swap_rules():
-    # dims are stored negative (see _transpose_dims), so they are batch-safe as they are
-    return dict(vjp=(lambda g, y, x, dim0, dim1: transpose(g, dim0, dim1),),
-                jvp=(lambda t, y, x, dim0, dim1: transpose(t, dim0, dim1),), saves=False,
-                batch=lambda op, n, x, dim0, dim1:
-                op(x, dim0=_at_end(dim0, _own(x, n)), dim1=_at_end(dim1, _own(x, n))))
-
-
-transpose = Op("TransposeBackward0", _swap, **_swap_rules())
-t = Op("TBackward0", _swap, **_swap_rules())
+# a swap of two dimensions is its own inverse: its rules are the swap again
+transpose = Op("TransposeBackward0", _swap, **symmetric(lambda g, y, x, dim0, dim1: transpose(g, dim0, dim1)),
+               saves=False)
+transpose2d = Op("TBackward0", _swap, vjp=transpose.vjp, jvp=transpose.jvp, saves=False)   # x.t()
 
 
 def _permute_forward(x, dims):
@@ -678,12 +531,12 @@ def _permute_forward(x, dims):
 permute = Op("PermuteBackward0", _permute_forward,
              vjp=(lambda g, y, x, dims: permute(g, tuple(np.argsort([d % len(dims) for d in dims]))),),
              jvp=(lambda t, y, x, dims: permute(t, dims),),
-             saves=False, batch=lambda op, n, x, dims: op(x, dims=dims))
+             saves=False)
 
 unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
                vjp=(lambda g, y, x, dim: squeeze(g, dim),),
                jvp=(lambda t, y, x, dim: unsqueeze(t, dim),),
-               saves=False, batch=lambda op, n, x, dim: op(x, dim=_at_end(dim, _own(x, n) + 1)))
+               saves=False)
 
 def _ones(x, dim):
     """The dimensions among ``dim`` (an int or a tuple) of size 1: squeeze(d) passes over
@@ -693,12 +546,10 @@ def _ones(x, dim):
     return tuple(d for d in (dim if isinstance(dim, tuple) else (dim,)) if x.ndim and x.shape[d] == 1)
 
 
-squeeze = Op(lambda args, p: "SqueezeBackward0" if p.get("dim") is None else
-             "SqueezeBackward2" if isinstance(p["dim"], tuple) else "SqueezeBackward1",
-             lambda x, dim=None: np.squeeze(x, _ones(x, dim))[...],   # a view, even of nothing squeezed
+squeeze = Op("SqueezeBackward0", lambda x, dim=None: np.squeeze(x, _ones(x, dim))[...],   # a view, even of nothing squeezed
              vjp=(lambda g, y, x, dim=None: reshape(g, _lead(g, y) + x.shape),),
              jvp=(lambda t, y, x, dim=None: reshape(t, _lead(t, x) + y.shape),),
-             saves=False, batch=_batch_squeeze)
+             saves=False)
 
 
 def _expand_forward(x, shape):
@@ -724,7 +575,7 @@ def _expand_jvp(t, y, x, shape):
 expand = Op("ExpandBackward0", _expand_forward,
             vjp=(lambda g, y, x, shape: sum_to(g, x.shape, lead=g.ndim - y.ndim),),
             jvp=(_expand_jvp,),
-            saves=False, batch=lambda op, n, x, shape: op(_padded(x, n, len(shape)), shape=shape))
+            saves=False)
 
 
 def _sum_to_forward(x, shape, lead=0):
@@ -750,7 +601,7 @@ def _sum_to_vjp(g, y, x, shape, lead=0):
 sum_to = Op("SumToSizeBackward0", _sum_to_forward,
             vjp=(_sum_to_vjp,),
             jvp=(lambda t, y, x, shape, lead=0: sum_to(t, shape, lead=t.ndim - x.ndim + lead),),
-            saves=False, batch=lambda op, n, x, shape, lead=0: op(x, shape=shape, lead=lead + n))
+            saves=False)
 
 
 def _ints_first(full):
@@ -791,35 +642,30 @@ def _index_name(args, p):
     if len(key) == 1 and isinstance(key[0], slice):
         return "SliceBackward0"
     shape = args[0].shape[p.get("lead", 0):] if isinstance(args[0], Tensor) else ()
-    claimed = builtins.sum(k is not None and k is not Ellipsis for k in key)
-    dims, last = iter(shape), "Alias"
-    for k in key:
-        if k is Ellipsis:
-            for _ in range(len(shape) - claimed):
-                next(dims, None)
-        elif k is None:
+    last = "Alias"
+    for k, sizes in key_dims(shape, key)[0]:
+        if k is None:
             last = "Unsqueeze"
         elif isinstance(k, slice):
-            n = next(dims, 0)
+            n = sizes[0] if sizes else 0
             if k.indices(n) != (0, n, 1):
                 last = "Slice"
-        else:
-            next(dims, None)
+        elif k is not Ellipsis:
             last = "Select"
     return last + "Backward0"
 
 
 def _whole(key):
     """Whether an index takes everything as it is (x[...], x[:, :]): its gradient is g."""
-    return builtins.all(k is Ellipsis or isinstance(k, slice) and k == slice(None) for k in key)
+    return all(k is Ellipsis or isinstance(k, slice) and k == slice(None) for k in key)
 
 
-index = Op(_index_name, index_forward,
+index = Op("IndexBackward0", index_forward,
            vjp=(lambda g, y, x, key, lead=0: g if _whole(key) else
                 scatter(g, shape=x.shape[lead:], key=key, lead=g.ndim - y.ndim + lead),),
            jvp=(lambda t, y, x, key, lead=0: t if _whole(key) else
                 index(t, key=key, lead=t.ndim - x.ndim + lead),),
-           saves=False, batch=lambda op, n, x, key, lead=0: op(x, key=key, lead=lead + n))
+           saves=False)
 
 
 def _scatter_forward(g, shape, key, lead=0):
@@ -839,8 +685,7 @@ def _scatter_forward(g, shape, key, lead=0):
 scatter = Op("IndexPutBackward0", _scatter_forward,
              vjp=(lambda g, y, x, shape, key, lead=0: index(g, key=key, lead=g.ndim - y.ndim + lead),),
              jvp=(lambda t, y, x, shape, key, lead=0: scatter(t, shape=shape, key=key, lead=t.ndim - x.ndim + lead),),
-             saves=False,
-             batch=lambda op, n, g, shape, key, lead=0: op(g, shape=shape, key=key, lead=lead + n))
+             saves=False)
 
 
 def _target(out, key, lead=0):
@@ -888,22 +733,19 @@ def _write_rules(saves, whole=False):
              lambda t, y, x, values, key, lead=0:
              index_put(np.zeros(t.shape[:t.ndim - np.ndim(values)] + y.shape, y.dtype), t, key=key,
                        lead=t.ndim - np.ndim(values))),
-        saves=saves, batch=_batch_write)
+        saves=saves)
 
 
 # torch keeps the index (or mask) of these, so a second backward is refused; fill_ and
 # zero_ keep nothing
 index_put = Op("IndexPutBackward0", _put_forward, **_write_rules("index"))          # x[indices] = v
 copy_slices = Op("torch::autograd::CopySlices", _put_forward, **_write_rules("index"))   # a write through a view, or x[0] = v
-masked_fill = Op(lambda args, p: "MaskedFillBackward1" if isinstance(args[1], Tensor) else "MaskedFillBackward0",
-                 _put_forward, **_write_rules("index"))
-fill = Op(lambda args, p: "FillBackward3" if isinstance(args[1], Tensor) else "FillBackward2",
-          _put_forward, **_write_rules(False, whole=True))
+masked_fill = Op("MaskedFillBackward0", _put_forward, **_write_rules("index"))
+fill = Op("FillBackward2", _put_forward, **_write_rules(False, whole=True))
 zero = Op("ZeroBackward0", _put_forward, **_write_rules(False, whole=True))
 copy = Op("torch::autograd::CopyBackwards", _put_forward, **_write_rules(False, whole=True))
 # a view whose base was written since it was made reads the base's new history
-as_strided = Op("AsStridedBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False,
-                batch=index.batch)
+as_strided = Op("AsStridedBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)
 
 
 def _along(dim, ndim, k):
@@ -942,8 +784,7 @@ def _cat_forward(*xs, dim=0):
 
 
 cat = Op("CatBackward0", _cat_forward, vjp_all=_cat_vjp, jvp_all=_cat_jvp,
-         saves=False, promote=True,
-         batch=lambda op, n, *xs, dim=0: op(*_full(n, *xs), dim=_at_end(dim, _own(xs[0], n))))
+         saves=False, promote=True)
 
 
 def _stack_jvp(ts, y, *xs, dim=0):
@@ -955,8 +796,7 @@ def _stack_jvp(ts, y, *xs, dim=0):
 stack = Op("StackBackward0", lambda *xs, dim=0: np.stack(xs, axis=dim),
            vjp_all=lambda g, y, *xs, dim=0: [index(g, key=_along(dim, y.ndim, i)) for i in range(len(xs))],
            jvp_all=_stack_jvp,
-           saves=False, promote=True,
-           batch=lambda op, n, *xs, dim=0: op(*_full(n, *xs), dim=_at_end(dim, _own(xs[0], n) + 1)))
+           saves=False, promote=True)
 
 
 def _to_forward(x, dtype):
@@ -966,16 +806,14 @@ def _to_forward(x, dtype):
 to = Op("ToCopyBackward0", _to_forward,
         vjp=(lambda g, y, x, dtype: to(g, x.dtype),),
         jvp=(lambda t, y, x, dtype: to(t, dtype),),
-        saves=False, batch=broadcast)
+        saves=False)
 
 clone = Op("CloneBackward0", np.array,
-           vjp=(lambda g, y, x: g,),
-           jvp=(lambda t, y, x: t,),
-           saves=False, batch=broadcast)
+           **symmetric(lambda g, y, x: g),
+           saves=False)
 
 # what backward(create_graph=True) stores in a leaf's .grad: its own copy, still recorded
-grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=clone.jvp, saves=False,
-               batch=broadcast)
+grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=clone.jvp, saves=False)
 
 
 
@@ -1060,18 +898,36 @@ def _matmul_jvp(t, y, a, b, side):
     return reshape(out, shape=out.shape[:lead] + y.shape)
 
 
-matmul = Op(_matmul_name, _matmul_forward,
+matmul = Op("MmBackward0", _matmul_forward,
             vjp=(_matmul_vjp_a, _matmul_vjp_b),
             jvp=(lambda t, y, a, b: _matmul_jvp(t, y, a, b, 0),
                  lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)),
-            saves="others", batch=_batch_matmul)
+            saves="others")
 
 
-# -- entries of the table that other parts of the package look up by name --------------
+# -- grad_fn names that depend on the call ---------------------------------------------
+# torch names some nodes after how the operation was called; the other rows' nodes carry
+# the row's name
+name_by_call({
+    sub: lambda args, p: "SubBackward0" if isinstance(args[0], Tensor) else "RsubBackward1",
+    pow: lambda args, p: "PowBackward1" if isinstance(args[0], Tensor) else "PowBackward2",
+    sum: lambda args, p: "SumBackward0" if p.get("dim") is None else "SumBackward1",
+    mean: lambda args, p: "MeanBackward0" if p.get("dim") is None else "MeanBackward1",
+    squeeze: lambda args, p: ("SqueezeBackward0" if p.get("dim") is None else
+                              "SqueezeBackward2" if isinstance(p["dim"], tuple) else "SqueezeBackward1"),
+    masked_fill: lambda args, p: "MaskedFillBackward1" if isinstance(args[1], Tensor) else "MaskedFillBackward0",
+    fill: lambda args, p: "FillBackward3" if isinstance(args[1], Tensor) else "FillBackward2",
+    reshape: _reshape_name,
+    index: _index_name,
+    matmul: _matmul_name,
+})
+register(globals())
+
+
 def table():
-    """Every Op in this module, by its Python name (the core's part of the book's rules
+    """The rows of this module, by their Python names (the core's part of the book's rules
     table: ``rulebook.table()`` adds the shell's)."""
-    return {name: op for name, op in globals().items() if isinstance(op, Op)}
+    return dict(ROWS["rules"])
 
 
 def key_of(key):

@@ -2,10 +2,19 @@
 
 A tensor holds its numbers in ``_data`` (a NumPy array).  A *leaf* is a tensor the
 user made; if it ``requires_grad``, backward accumulates into its ``.grad``.  A tensor
-computed from others carries ``grad_fn``, the graph node that made it.  This module
-defines what a tensor *is*; the methods that compute with it (``x + y``, ``x.exp()``,
-``x.backward()``, ``x.add_(v)``) call the rules table and the walk, and are installed on
-the class by ``tensor_methods.py`` once those exist.
+computed from others carries ``grad_fn``, the graph node that made it.
+
+This module defines what a tensor *is*.  The methods that compute with it are installed
+on the class, once what they call exists (so no module imports upward), and each says
+where it comes from:
+
+- ``x + y``, ``x.exp()``, ``x.sum()``, ``x[key]``, ...: ``tensor_methods.py``, over the
+  rules table (``rules.py`` and the shell's rows) and the ``al.*`` functions;
+- ``x.backward()``: ``engine.py``, beside the walk it starts;
+- ``x.add_(v)``, ``x[key] = v``, ``x.zero_()``, ... and the two that keep a view's
+  history current after its base was written (``_refresh_view``, which ``grad_fn``
+  calls) or count a write (``_bump``): ``inplace.py``;
+- ``x.register_hook(fn)``: ``tensor_methods.py``, over ``watch.py``.
 """
 import warnings
 import weakref
@@ -21,12 +30,15 @@ class Tensor:
     # every tensor has its array and its grad_fn (None for a leaf); attributes that most
     # tensors never set live on the class, so making a tensor is cheap
     __slots__ = ("_data", "_grad_fn", "__dict__", "__weakref__")
+    # -- a leaf that requires grad ----------------------------------------------------
     _requires_grad = False
     _grad = None
-    _accumulate = None      # the AccumulateGrad node of a leaf that requires grad
-    _retains_grad = False
-    _tangent = None         # forward mode: the tangent carried with this value
-    _vbox = None            # [version, node that computed the numbers]: shared with views and detach()es
+    _accumulate = None      # the AccumulateGrad node its gradients go to
+    _retains_grad = False   # (a tensor a node made, after retain_grad())
+    # -- the optional machinery's fields, set only where it is used ----------------------
+    _tangent = None         # forward mode: the tangent carried with this value (forward_mode.py)
+    _vbox = None            # in-place writes: [version, node that computed the numbers],
+                            # shared with views and detach()es (versions.py, inplace.py)
     _base = None            # a view: the tensor whose memory it views (torch's ._base)
     _seen = 0               # a view: the version its grad_fn was made at (see grad_fn)
     _made_in_no_grad = False  # a view made under no_grad
@@ -92,9 +104,10 @@ class Tensor:
     @property
     def grad_fn(self):
         """The node that made this tensor (None for a leaf).  A view whose base was written
-        in place since gets the base's new history, as in torch (AsStridedBackward0)."""
-        if self._base is not None and self._seen != self._vbox[0]:
-            self._see_base()
+        in place since gets the base's new history, as in torch (AsStridedBackward0:
+        ``_refresh_view``, from inplace.py)."""
+        if self._base is not None:
+            self._refresh_view()
         return self._grad_fn
 
     @grad_fn.setter
@@ -174,7 +187,7 @@ class Tensor:
             raise RuntimeError("data set to a tensor that requires gradients must be floating point "
                                "or complex dtype")
         self._data = value._data
-        state.writes += 1                 # nodes that saved this tensor look again (inplace.check_versions)
+        state.writes += 1                 # nodes that saved this tensor look again (versions.check_versions)
         self._swapped = state.swapped = state.writes
 
     # -- graph ------------------------------------------------------------------

@@ -216,7 +216,7 @@ class TensorMethods:
     def t(self):
         if self._data.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
-        return rules.t(self, dim0=-1, dim1=-2 if self._data.ndim == 2 else -1)   # a view, even of a vector
+        return rules.transpose2d(self, dim0=-1, dim1=-2 if self._data.ndim == 2 else -1)   # a view, even of a vector
 
     @property
     def T(self):

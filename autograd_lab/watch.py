@@ -13,6 +13,8 @@ autograd_lab: once the whole walk succeeded), then its post-accumulate-grad hook
 the node's hooks.
 """
 import itertools
+import os
+import traceback
 import warnings
 
 import numpy as np
@@ -25,6 +27,14 @@ from .userframe import user_level
 
 tracers = []                            # the trace_backward blocks now open, innermost last
 walking = []                            # the walks whose hooks are running, innermost last
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def note_origin(node):
+    """Anomaly mode, while recording: the node keeps where the user's code made it (shown,
+    by :func:`warn_where`, if its backward fails)."""
+    node.trace = "".join(traceback.format_list(
+        [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE)]))
 
 
 class Hooks:
@@ -149,7 +159,7 @@ def _accumulated(node, g, was_none):
 
 
 def run_node(node, g, plan, rules):
-    """A watched node's rules (``rules(node, g, plan)``: engine.vjp).  Its pre-hooks, if it
+    """A watched node's rules (``rules(node, g, plan)``: engine.run_rules).  Its pre-hooks, if it
     has any, see (and may replace) the gradient of its output, the rules run on what they
     leave, and its hooks see what the rules send to each input (``grad_inputs``, one per
     entry of ``next_functions``, None where nothing is sent) and may replace it."""

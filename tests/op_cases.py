@@ -142,6 +142,27 @@ CASES = [
     ("setitem through a view", lambda a, b: ((y := a * 1), setitem(y[1:], 0, b), y)[2], [(3, 2), (2,)], None),
     ("a view read after its base changed", lambda a, b: ((y := a * 1), (v := y[:2]), y.mul_(b), v)[3],
      [(3,), (3,)], None),
+    # nn's layers (nn/layer_rules.py): a linear layer is one addmm; a convolution and the
+    # two rows of its derivative (recorded: ConvolutionBackwardBackward0); each pooling and
+    # its adjoint (the pooling's gradient, recorded with create_graph)
+    ("linear", lambda x, W, b: al.nn.functional.linear(x, W, b), [(2, 3), (4, 3), (4,)], None),
+    ("conv2d", lambda x, w, b: al.nn.functional.conv2d(x, w, b, stride=(1, 2), padding=1),
+     [(2, 2, 3, 4), (3, 2, 2, 2), (3,)], None),
+    ("conv2d_gradients", lambda g, x, w: al.cat([d.reshape(-1) for d in al.autograd.grad(
+        al.nn.functional.conv2d(x, w, padding=1), (x, w), g, create_graph=True)]),
+     [(1, 2, 4, 4), (1, 2, 3, 3), (2, 2, 2, 2)], None),
+    ("max_pool2d", lambda x: al.nn.functional.max_pool2d(x, 2, stride=1), [(1, 2, 3, 3)], "apart"),
+    ("max_pool2d_gradient", lambda g, x: al.autograd.grad(al.nn.functional.max_pool2d(x, 2), x, g,
+                                                          create_graph=True)[0],
+     [(1, 2, 2, 2), (1, 2, 4, 4)], "apart"),
+    ("avg_pool2d", lambda x: al.nn.functional.avg_pool2d(x, 2, padding=1), [(1, 2, 3, 3)], None),
+    ("avg_pool2d_gradient", lambda g, x: al.autograd.grad(al.nn.functional.avg_pool2d(x, 2), x, g,
+                                                          create_graph=True)[0],
+     [(1, 2, 2, 2), (1, 2, 4, 4)], None),
+    ("adaptive_avg_pool2d", lambda x: al.nn.functional.adaptive_avg_pool2d(x, (2, 3)), [(1, 2, 3, 4)], None),
+    ("adaptive_avg_pool2d_gradient", lambda g, x: al.autograd.grad(
+        al.nn.functional.adaptive_avg_pool2d(x, (2, 3)), x, g, create_graph=True)[0],
+     [(1, 2, 2, 3), (1, 2, 3, 4)], None),
     ("sigmoid_layer", lambda W, b: (al.tensor([[0.0, 1.0]], dtype=al.float64)
                                     - al.sigmoid(W @ al.tensor([[0.1, 0.4], [0.2, 0.6], [0.3, 0.8]],
                                                                dtype=al.float64) + b)) ** 2,

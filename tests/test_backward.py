@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab import recording
+from autograd_lab import recording, saved
 
 from op_cases import INPLACE_AFTER_FORWARD
 
@@ -646,7 +646,7 @@ def test_big_intermediates_no_rule_reads_are_freed_in_the_forward():
     assert freed() is None                   # z's 4096 numbers went with the tensor
     node = h.grad_fn
     assert node.out is h._data               # sigmoid keeps what its rule reads
-    assert recording.is_stand_in(node.next[0].out) and recording.is_stand_in(node.arrays[0])
+    assert saved.is_stand_in(node.next[0].out) and saved.is_stand_in(node.arrays[0])
     h.sum().backward()
     hv = h.detach().numpy()
     assert np.allclose(w.grad.numpy(), x.detach().numpy().T @ (hv * (1 - hv)))

@@ -238,7 +238,7 @@ def test_in_place_writes_reach_everything_that_shares_the_memory():
 
 
 # -- a write on a big tensor computes straight into its memory (Op.writes_into) ------------
-BIG = (128, 64)                           # 8,192 numbers: above recording.KEEP_BELOW
+BIG = (128, 64)                           # 8,192 numbers: above saved.KEEP_BELOW
 
 
 def big(seed, requires_grad=True, shape=BIG):

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import autograd_lab as al
-from autograd_lab import recording
+from autograd_lab import saved
 
 from op_cases import setitem
 
@@ -63,16 +63,16 @@ def inputs(seed, lib=al):
     return x, w
 
 
-# Twice: as they are, and with every array counted big (recording.KEEP_BELOW = 0), where a
+# Twice: as they are, and with every array counted big (saved.KEEP_BELOW = 0), where a
 # write on the whole tensor computes straight into its memory (Op.writes_into)
-BIG = pytest.mark.parametrize("keep_below", [recording.KEEP_BELOW, 0], ids=["small arrays", "big arrays"])
+BIG = pytest.mark.parametrize("keep_below", [saved.KEEP_BELOW, 0], ids=["small arrays", "big arrays"])
 
 
 @BIG
 @settings(max_examples=60, deadline=None)
 @given(steps=steps, seed=st.integers(0, 2 ** 16))
 def test_writes_through_views_have_the_numbers_versions_and_gradients_of_their_math(keep_below, steps, seed):
-    with mock.patch.object(recording, "KEEP_BELOW", keep_below):
+    with mock.patch.object(saved, "KEEP_BELOW", keep_below):
         check_the_math(steps, seed)
 
 
@@ -106,7 +106,7 @@ all_steps = st.lists(st.tuples(st.sampled_from(sorted(VIEWS)),
 @given(steps=all_steps, seed=st.integers(0, 2 ** 16))
 def test_writes_through_views_as_in_torch(keep_below, steps, seed):
     torch = pytest.importorskip("torch")
-    with mock.patch.object(recording, "KEEP_BELOW", keep_below):
+    with mock.patch.object(saved, "KEEP_BELOW", keep_below):
         ours = outcome(al, steps, seed)
     theirs = outcome(torch, steps, seed)
     if isinstance(theirs, str):

@@ -132,10 +132,12 @@ def test_no_module_reads_another_modules_private_names():
 
 @pytest.mark.parametrize("core", CORE)
 def test_the_core_imports_nothing_from_the_shell(core):
-    """The core builds on the layers below it (dtypes, modes, checks, printing, watch) and
-    on itself, never on the PyTorch-shaped shell around it."""
+    """The core builds on the layers below it (dtypes, modes, checks, printing, watch, and
+    the optional machinery recording calls: versions, saved, forward_mode) and on itself,
+    never on the PyTorch-shaped shell around it."""
     below = {"autograd_lab.dtypes", "autograd_lab.modes", "autograd_lab.checks", "autograd_lab.printing",
-             "autograd_lab.userframe", "autograd_lab.devices", "autograd_lab.watch"}
+             "autograd_lab.userframe", "autograd_lab.devices", "autograd_lab.watch",
+             "autograd_lab.versions", "autograd_lab.saved", "autograd_lab.forward_mode"}
     allowed = below | {f"autograd_lab.{c}" for c in CORE}
     took = graph()[f"autograd_lab.{core}"]
     assert took <= allowed, f"{core} imports {sorted(took - allowed)}"
@@ -199,7 +201,7 @@ def test_backward_runs_code_in_three_files_of_the_core():
     assert set(files) == {"engine.py", "rules.py", "tensor.py"}, files
     assert x.grad.tolist() == [2.0, 4.0]
     names = {f for functions in files.values() for f, _ in functions}
-    assert {"walk", "vjp", "commit"} <= names
+    assert {"walk", "run_rules", "commit"} <= names
     code = sum(n for functions in files.values() for _, n in functions)
     assert code <= 150, f"{code} lines of code on the path (chapter 06 says about 150)"
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab import rules, recording, rulebook
+from autograd_lab import rulebook, rules, saved
 
 from op_cases import CASES, make_inputs
 
@@ -42,7 +42,7 @@ def test_rules_read_only_what_their_op_saves(name, fn, shapes, kind, monkeypatch
     inputs = make_inputs(shapes, kind)
     tangents = tuple(al.ones_like(x) for x in inputs)
     _, kept = al.func.jvp(via, tuple(inputs), tangents)     # inputs require grad: nodes are
-    monkeypatch.setattr(recording, "KEEP_BELOW", 0)             # recorded while tangents flow
+    monkeypatch.setattr(saved, "KEEP_BELOW", 0)             # recorded while tangents flow
     _, shed = al.func.jvp(via, tuple(inputs), tangents)
     assert np.allclose(shed.numpy(), kept.numpy(), equal_nan=True)
     assert al.autograd.gradcheck(via, inputs, eps=eps, atol=1e-5, rtol=1e-3)

@@ -36,7 +36,7 @@ import functools
 
 import numpy as np
 
-from ..recording import FREED, Op, attach
+from ..recording import FREED, Op, attach, name_by_call
 from ..modes import no_grad, state
 from ..tensor import Tensor
 
@@ -220,7 +220,8 @@ def _to_slot(g, y, packed, k, n, name):
 # the node behind output k of a Function with several outputs: it passes its gradient on
 # to the function's node in slot k; gradients arriving there from several outputs add up
 # slot by slot (the slots of an object array add elementwise, 0 standing for no gradient)
-_slot = Op(lambda args, p: p["name"], None, vjp=(_to_slot,), saves=False)
+_slot = Op("FunctionBackward", None, vjp=(_to_slot,), saves=False)
+name_by_call({_slot: lambda args, p: p["name"]})      # named after the function, as torch
 
 
 def _push_tangents(cls, ctx, args, recorded, keep):

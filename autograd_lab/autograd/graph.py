@@ -14,7 +14,7 @@ import weakref
 
 from .. import watch
 from ..engine import reachable
-from ..inplace import modified
+from ..versions import modified
 from ..modes import state
 from ..recording import FREED, AccumulateGrad, Node as _RecordedNode, edge
 from ..tensor import Tensor

@@ -208,9 +208,9 @@ def linear(input, weight, bias=None):
     if bias is None:
         return input @ weight.t()
     if input.ndim == 2:
-        return layer_rules.addmm(bias, input, weight.t())
+        return layer_rules.linear_node(bias, input, weight.t())
     if input.ndim and input._data.flags.c_contiguous and weight.ndim == 2:
-        rows = layer_rules.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
+        rows = layer_rules.linear_node(bias, input.reshape(-1, input.shape[-1]), weight.t())
         return rows.reshape(*input.shape[:-1], rows.shape[-1])
     return input @ weight.t() + bias
 

@@ -19,8 +19,9 @@ pooling has a row for the forward and a row for its adjoint, each the other's VJ
 
 Rules index axes from the end (the rules table's convention, see ``rules.py``): inputs and
 gradients may carry extra leading dimensions, one per batched seed or tangent.  That is
-also how every row batches under ``al.func.vmap`` (its ``batch`` rule): a row runs once
-on the whole batch, with the batch dimensions in front.  Where only the images are
+also how every row batches under ``al.vmap`` (its batch rule, registered at the end of
+this module in ``batching.py``'s table): a row runs once on the whole batch, with the
+batch dimensions in front.  Where only the images are
 batched (not the weights), the batch is folded into the images' dimension N, so one big
 matrix product does it all; a batch of weights pairs up with its images in the
 matrix product's stack -- what torch's vmap gets from a convolution with groups=B.
@@ -29,9 +30,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..recording import Op
+from .. import batching, rules
+from ..recording import Op, register
 from ..tensor import Tensor
-from .. import rules
 
 windows_of = np.lib.stride_tricks.sliding_window_view
 
@@ -95,11 +96,11 @@ def _folded(op, n, x, *others, ndim, **params):
 def _batch_linear_in(core):
     """Batch rule of a row (x, w, ...) linear in x, x with ``core`` own dimensions, N
     first: fold the batch into N when nothing else is batched; else ride in front."""
-    def rule(op, n, x, *others, **params):
+    def fold_images(op, n, x, *others, **params):
         if all(_unbatched(o, n) for o in others if isinstance(o, Tensor) or o is None):
             return _folded(op, n, x, *others, ndim=core, **params)
         return op(x, *others, **params)
-    return rule
+    return fold_images
 
 
 def _with_batch_axis(w, core):
@@ -117,7 +118,7 @@ def _addmm_row(saves):
               jvp=(lambda t, y, b, m1, m2: _spread_bias(t, b),
                    lambda t, y, b, m1, m2: t @ m2,
                    lambda t, y, b, m1, m2: m1 @ t),
-              saves=saves, batch=_batch_addmm)
+              saves=saves)
 
 
 def _batch_addmm(op, n, b, m1, m2):
@@ -146,15 +147,17 @@ def _spread_bias(t, b):
     return rules.reshape(t, shape=t.shape[:lead] + (1,) * (2 - b.ndim) + t.shape[lead:]) if lead else t
 
 
+addmm = _addmm_row((1, 2))            # the row as the table shows it
 # torch saves mat1 only where mat2 gets a gradient, and mat2 only where mat1 does (so a
-# frozen layer's weight may change in place before the backward): one row per case, by
-# (mat1 requires grad, mat2 requires grad)
-addmm_rows = {(True, True): _addmm_row((1, 2)), (True, False): _addmm_row((2,)),
+# frozen layer's weight may change in place before the backward): the row, saving less,
+# by (mat1 requires grad, mat2 requires grad)
+addmm_rows = {(True, True): addmm, (True, False): _addmm_row((2,)),
               (False, True): _addmm_row((1,)), (False, False): _addmm_row(False)}
 
 
-def addmm(b, m1, m2):
-    """bias + m1 @ m2, recorded as one AddmmBackward0 node."""
+def linear_node(b, m1, m2):
+    """bias + m1 @ m2, recorded as one AddmmBackward0 node (of the addmm row that saves
+    what torch saves)."""
     return addmm_rows[m1.requires_grad, m2.requires_grad](b, m1, m2)
 
 
@@ -228,21 +231,21 @@ conv2d = Op("ConvolutionBackward0", _conv_forward,
             jvp=(lambda t, y, x, w, b=None, *, geo: conv2d(t, w, None, geo=geo),
                  lambda t, y, x, w, b=None, *, geo: conv2d(x, t, None, geo=geo),
                  lambda t, y, x, w, b=None, *, geo: _bias_tangent(t, y)),
-            saves="inputs", batch=_batch_linear_in(4))
+            saves="inputs")
 
 conv2d_input_grad = Op("ConvolutionBackwardBackward0", _conv_input_grad,
                        vjp=(lambda gg, y, g, w, *, geo: conv2d(gg, w, None, geo=geo),
                             lambda gg, y, g, w, *, geo: conv2d_weight_grad(gg, g, geo=geo)),
                        jvp=(lambda t, y, g, w, *, geo: conv2d_input_grad(t, w, geo=geo),
                             lambda t, y, g, w, *, geo: conv2d_input_grad(g, t, geo=geo)),
-                       saves="others", batch=_batch_linear_in(4))
+                       saves="others")
 
 conv2d_weight_grad = Op("ConvolutionBackwardBackward0", _conv_weight_grad,
                         vjp=(lambda ww, y, x, g, *, geo: conv2d_input_grad(g, ww, geo=geo),
                              lambda ww, y, x, g, *, geo: conv2d(x, ww, None, geo=geo)),
                         jvp=(lambda t, y, x, g, *, geo: conv2d_weight_grad(t, g, geo=geo),
                              lambda t, y, x, g, *, geo: conv2d_weight_grad(x, t, geo=geo)),
-                        saves="others", batch=in_front)     # (a sum over N per sample)
+                        saves="others")     # (a sum over N per sample)
 
 
 # -- pooling: a linear map and its adjoint, each the other's derivative -----------------------
@@ -257,14 +260,14 @@ def _linear_pair(name, forward, adjoint, saves, extras=0):
     there = Op(name, forward,
                vjp=(lambda g, y, x, *e, **p: back(g, x, *e, **p),) + none,
                jvp=(lambda t, y, x, *e, **p: there(t, *e, **p),) + none,
-               saves=saves, batch=in_front)
+               saves=saves)
     back = Op(name.replace("Backward0", "BackwardBackward0"),
               lambda g, x, *e, **p: adjoint(g, *e, **p),
               vjp=(lambda gg, y, g, x, *e, **p: there(gg, *e, **p),
                    lambda gg, y, g, x, *e, **p: _zeros(gg)) + none,   # (y, gg and x: x's shape)
               jvp=(lambda t, y, g, x, *e, **p: back(t, x, *e, **p),
                    lambda t, y, g, x, *e, **p: _zeros(t)) + none,
-              saves=tuple(range(2, 2 + extras)) or False, batch=in_front)
+              saves=tuple(range(2, 2 + extras)) or False)
     return there, back
 
 
@@ -324,7 +327,7 @@ def _max_pool_index(x, *, geo):
 
 
 # the winners, as a row with no derivative: under vmap it finds them in the whole batch at once
-max_pool_index = Op("max_pool2d_indices", _max_pool_index, differentiable=False, batch=in_front)
+max_pool_index = Op("max_pool2d_indices", _max_pool_index, differentiable=False)
 
 
 def _avg_forward(x, *, geo, divisor):
@@ -360,3 +363,11 @@ adaptive_avg_pool2d, adaptive_avg_pool2d_backward = _linear_pair(
     lambda g, *, rows, cols: rows.T @ g @ cols,
     "inputs")
 
+
+register(globals())
+# -- their batch rules (al.vmap) ----------------------------------------------------------------
+batching.register(_batch_addmm, *addmm_rows.values())
+batching.register(_batch_linear_in(4), conv2d, conv2d_input_grad)
+batching.register(in_front, conv2d_weight_grad,     # (a sum over N per sample)
+                  max_pool2d, max_pool2d_backward, avg_pool2d, avg_pool2d_backward,
+                  adaptive_avg_pool2d, adaptive_avg_pool2d_backward, max_pool_index)

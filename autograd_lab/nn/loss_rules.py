@@ -13,10 +13,11 @@ import math
 
 import numpy as np
 
-from .. import dtypes, rules
-from ..rules import (abs, broadcast, clamp, exp, expand, log, log1p, mean, relu, reshape,
+from .. import batching, dtypes
+from ..batching import broadcast, reduction as reduce_each
+from ..rules import (abs, clamp, exp, expand, log, log1p, mean, relu, reshape,
                    sigmoid, sum, unsqueeze)
-from ..recording import Op
+from ..recording import Op, register
 from ..tensor import Tensor
 
 
@@ -51,7 +52,7 @@ def _batch_loss(op, n, x, t, reduction="mean", **params):
     per_entry = broadcast(op, n, x, t, reduction="none", **params)
     if reduction == "none":
         return per_entry
-    return rules.reduction(sum if reduction == "sum" else mean, n, per_entry)
+    return reduce_each(sum if reduction == "sum" else mean, n, per_entry)
 
 
 def _mse_forward(x, t, reduction="mean"):
@@ -65,8 +66,7 @@ mse_loss = Op("MseLossBackward0", _mse_forward,
                    lambda g, y, x, t, reduction="mean": _spread(g, 2 * (t - x), reduction)),
               jvp=(lambda d, y, x, t, reduction="mean": _summed(d, 2 * (x - t), reduction),
                    lambda d, y, x, t, reduction="mean": _summed(d, 2 * (t - x), reduction)),
-              promote=True, saves="inputs",
-              batch=_batch_loss)
+              promote=True, saves="inputs")
 
 
 def _weighted(v, weight):
@@ -90,8 +90,7 @@ binary_cross_entropy = Op(
          _summed(d, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
          lambda d, y, x, t, weight=None, reduction="mean":
          _summed(d, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
-    promote=True, saves="inputs",
-    batch=_batch_loss)
+    promote=True, saves="inputs")
 
 
 def _bce_logits_forward(x, t, weight=None, pos_weight=None, reduction="mean"):
@@ -128,8 +127,7 @@ binary_cross_entropy_with_logits = Op(
          _summed(d, _bce_logits_dx(x, t, weight, pos_weight), reduction),
          lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
          _summed(d, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
-    promote=True, saves="inputs",
-    batch=_batch_loss)
+    promote=True, saves="inputs")
 
 
 def nll_picks(shape, target, weight, ignore_index):
@@ -184,7 +182,7 @@ def _batch_nll(op, n, x, target, weight=None, ignore_index=-100, reduction="mean
     per_entry = reshape(per_entry, shape=sizes + t.shape[n:])
     if reduction == "none":
         return per_entry
-    total = rules.reduction(sum, n, per_entry) if per_entry.ndim > n else per_entry
+    total = reduce_each(sum, n, per_entry) if per_entry.ndim > n else per_entry
     if reduction == "sum":
         return total
     _, w = nll_picks(rows.shape, flat_t, weight, ignore_index)
@@ -193,5 +191,9 @@ def _batch_nll(op, n, x, target, weight=None, ignore_index=-100, reduction="mean
 
 # (the rule reads only the input's shape, but torch saves the input itself: so a write to
 # it before the backward is refused, and a second backward too, as in torch)
-nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs",
-              batch=_batch_nll)
+nll_loss = Op("NllLossBackward0", _nll_forward, vjp=(_nll_vjp,), jvp=(_nll_jvp,), saves="inputs")
+
+
+register(globals())
+batching.register(_batch_loss, mse_loss, binary_cross_entropy, binary_cross_entropy_with_logits)
+batching.register(_batch_nll, nll_loss)
