@@ -6,20 +6,27 @@ import functools
 
 
 class _State:
-    grad_enabled = True
-    anomaly = False      # detect_anomaly: nodes keep where they were recorded
-    check_nan = True     # ... and backward checks every gradient for NaN
-    forward_level = 0   # how many forward-mode levels are live (al.func.jvp, fwAD.dual_level)
-    dual_tensors = None  # inside forward_ad.dual_level: the tensors given tangents, to take them back
-    inference = False    # inside inference_mode: results are marked as inference tensors
-    inference_made = False   # some inference tensor exists: recording checks its inputs
-    saved_hooks = ()     # autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last
-    writing = None       # the tensor an in-place method is about to write (saved.pack)
-    into = None          # ... or its array, for its op to compute into (versions.writes_into)
-    counters = ()        # active PassCounter objects
-    writes = 0           # in-place writes to any tensor so far (saved-value checks)
-    swapped = -1         # writes when `x.data = ...` last replaced an array
-    batching = None      # inside al.func.vmap: the function that runs an op on batched inputs
+    # every switch is a slot, so that reading one (recording reads several at every
+    # operation) is a fixed offset, not a look in a dict and then in the class
+    __slots__ = ("grad_enabled", "anomaly", "check_nan", "forward_level", "dual_tensors", "inference",
+                 "inference_made", "saved_hooks", "writing", "into", "counters", "writes", "swapped",
+                 "batching")
+
+    def __init__(self):
+        self.grad_enabled = True
+        self.anomaly = False      # detect_anomaly: nodes keep where they were recorded
+        self.check_nan = True     # ... and backward checks every gradient for NaN
+        self.forward_level = 0    # how many forward-mode levels are live (al.func.jvp, fwAD.dual_level)
+        self.dual_tensors = None  # inside forward_ad.dual_level: the tensors given tangents, to take them back
+        self.inference = False    # inside inference_mode: results are marked as inference tensors
+        self.inference_made = False   # some inference tensor exists: recording checks its inputs
+        self.saved_hooks = ()     # autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last
+        self.writing = None       # the tensor an in-place method is about to write (saved.pack)
+        self.into = None          # ... or its array, for its op to compute into (versions.writes_into)
+        self.counters = ()        # active PassCounter objects
+        self.writes = 0           # in-place writes to any tensor so far (saved-value checks)
+        self.swapped = -1         # writes when `x.data = ...` last replaced an array
+        self.batching = None      # inside al.vmap: the function that runs an op on batched inputs
 
 
 state = _State()

@@ -160,7 +160,7 @@ class Node:
     Op's rules will read."""
     # what every node has lives in slots (attach fills them in)
     __slots__ = ("op",                # the Op
-                 "next",              # the edges, one per input
+                 "next",              # the edges, one per input (a tuple)
                  "args",              # the inputs as given: tensors, numbers, masks
                  "arrays",            # the same as NumPy arrays (what a plain backward uses)
                  "params",            # (args, arrays and out hold arrays or stand-ins for
@@ -263,10 +263,14 @@ def edge(t):
     if node is not None:
         return node
     if t._requires_grad:
-        if t._accumulate is None:
-            t._accumulate = AccumulateGrad(t)
-        return t._accumulate
+        return t._accumulate or accumulator(t)
     return None
+
+
+def accumulator(leaf):
+    """The AccumulateGrad node of a leaf that requires grad, made on its first use."""
+    leaf._accumulate = node = AccumulateGrad(leaf)
+    return node
 
 
 _NO_PARAMS = {}                       # the parameters of every node recorded without any
@@ -281,7 +285,7 @@ def attach(op, args, params, out, arrays=None):
     if out.base is not None:          # a view of an input shares its versions (versions.py)
         share_version(result, args)
     if state.grad_enabled and op.differentiable:
-        node, written, inner, edges = None, False, 0, 0   # (bits: computed by a node; gets a gradient)
+        edges, written, inner, got = None, False, 0, 0    # bits of inputs: computed by a node; get a gradient
         for i, a in enumerate(args):
             if type(a) is Tensor:
                 maker = a._grad_fn
@@ -290,16 +294,15 @@ def attach(op, args, params, out, arrays=None):
                 if maker is not None:
                     inner |= 1 << i
                 elif a._requires_grad:
-                    maker = a._accumulate or edge(a)
-                if maker is not None:
-                    if node is None:      # (its fields are filled in below: no __init__)
-                        node = Node()
-                        node.next = [None] * len(args)
-                    node.next[i] = maker
-                    edges |= 1 << i
-        if node is not None:
-            result._grad_fn = node
-            node.op, node.seq, node.stamp = op, next(_sequence), state.writes
+                    maker = a._accumulate or accumulator(a)
+                else:
+                    continue
+                if edges is None:
+                    edges = [None] * len(args)
+                edges[i], got = maker, got | 1 << i
+        if edges is not None:             # (a node's fields are filled in here: no __init__)
+            node = result._grad_fn = Node()
+            node.next, node.op, node.seq, node.stamp = tuple(edges), op, next(_sequence), state.writes
             node._name = op.name if op.named is None else op.named(args, params)
             node.args, node.params, node.out = args, params or _NO_PARAMS, out
             # (a tuple of arrays and numbers: the garbage collector soon stops tracking it)
@@ -307,7 +310,7 @@ def attach(op, args, params, out, arrays=None):
                 [a._data if isinstance(a, Tensor) else a for a in args])
             # the inputs no rule reads, computed by a node (unread_inputs, inlined: attach
             # runs at every operation), and a big output no rule reads: let go (saved.py)
-            unread = (edges if edges & (edges - 1) == 0 else 0) if op.unread is None else op.unread
+            unread = (got if got & (got - 1) == 0 else 0) if op.unread is None else op.unread
             if unread & inner or out.size >= saved.KEEP_BELOW and not op.reads_output:
                 shed(node, unread & inner)
             if written or result._vbox is not None:   # in-place versions (versions.py)
