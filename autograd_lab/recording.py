@@ -274,6 +274,7 @@ def accumulator(leaf):
 
 
 _NO_PARAMS = {}                       # the parameters of every node recorded without any
+new_tensor = object.__new__
 
 
 def attach(op, args, params, out, arrays=None):
@@ -281,7 +282,8 @@ def attach(op, args, params, out, arrays=None):
     (where each input's gradient goes) and its number."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    result = Tensor._make(out)
+    result = new_tensor(Tensor)       # (Tensor._make, inlined: attach runs at every operation)
+    result._data, result._grad_fn = out, None
     if out.base is not None:          # a view of an input shares its versions (versions.py)
         share_version(result, args)
     if state.grad_enabled and op.differentiable:

@@ -34,7 +34,9 @@ def shed(node, unread):
     if not node.op.reads_output and out.size >= KEEP_BELOW:
         node.out = stand_in(out)[0]
     if unread == 1 and len(args) == 2 and args[0]._data.size < KEEP_BELOW:
-        node.args = (args[0]._data, args[1])      # the usual case: y * 2, y + 1, ...
+        arrays = node.arrays                      # the usual case: y * 2, y + 1, ... where the
+        node.args = arrays if arrays[0] is args[0]._data and arrays[1] is args[1] else (  # arrays are
+            args[0]._data, args[1])               # what it keeps: one tuple for both
     elif unread:
         arrays = list(node.arrays)
         node.args = tuple(_array_of(a, arrays, i) if unread >> i & 1 else a for i, a in enumerate(args))
