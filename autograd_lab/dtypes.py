@@ -259,9 +259,9 @@ def promote(arrays, floating=False):
             return _promote(arrays, floating)
         else:
             scalars = True
-    if dtype is not None and (dtype.kind == "f" or not (scalars or floating)):
-        return arrays
-    return _promote(arrays, floating)
+    # one dtype and nothing to cast: the arrays as they are
+    return arrays if dtype is not None and (dtype.kind == "f" or not (scalars or floating)) else \
+        _promote(arrays, floating)
 
 
 def promote_from(arrays, first, floating):

@@ -85,8 +85,7 @@ def make_seeds(outputs, grad_outputs, create_graph, batched=False):
     """A seed per output (make_seed): as many seeds as outputs, or torch's words."""
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
-    pairs = enumerate(zip(outputs, grad_outputs))
-    return [make_seed(i, y, v, create_graph, batched) for i, (y, v) in pairs]
+    return [make_seed(i, y, v, create_graph, batched) for i, (y, v) in enumerate(zip(outputs, grad_outputs))]
 
 
 def make_seed(i, y, v, create_graph, batched=False):
@@ -94,9 +93,9 @@ def make_seed(i, y, v, create_graph, batched=False):
     out: 1); with ``batched``, a batch of them along a first dimension."""
     if not isinstance(y, Tensor):
         raise TypeError(f"outputs[{i}] is a {type(y).__name__}, not a Tensor")
-    if v is None and y._data.size != 1 and y.requires_grad:
-        raise RuntimeError(IMPLICIT.format(tuple(y.shape)))
-    if v is None:                       # ones (and for y that needs no grad: Plan refuses it)
+    if v is None:                       # ones, for a scalar (and for y that needs no grad: Plan refuses it)
+        if y._data.size != 1 and y.requires_grad:
+            raise RuntimeError(IMPLICIT.format(tuple(y.shape)))
         v = np.ones_like(y._data)
     if not isinstance(v, (Tensor, np.ndarray, int, float)):
         raise TypeError(NOT_A_SEED.format(type(v).__name__))
@@ -104,8 +103,8 @@ def make_seed(i, y, v, create_graph, batched=False):
     if (v_data.shape[1:] if batched else v_data.shape) != y._data.shape:
         raise RuntimeError((MISMATCH_BATCHED if batched else MISMATCH).format(
             i=i, seed=tuple(v_data.shape), out=tuple(y._data.shape)))
-    keep = create_graph and isinstance(v, Tensor)   # the seed's own history is kept
-    return v.to(y.dtype) if keep else v_data.astype(y._data.dtype, copy=False)
+    # (under create_graph a seed tensor keeps its own history)
+    return v.to(y.dtype) if create_graph and isinstance(v, Tensor) else v_data.astype(y._data.dtype, copy=False)
 
 
 def as_tuple(x):
@@ -174,6 +173,8 @@ class Plan:
     step at batch 1 is 11% faster than with a copy each time (bench/bench_tricks.py,
     "handing gradients over")."""
 
+    inputs = targets = needed = None    # (every leaf, every node: see aim)
+
     def __init__(self, outputs, seeds, inputs, create_graph, accumulate):
         self.roots = [y.grad_fn or edge(y) for y in outputs]   # (edge: a leaf's node)
         if None in self.roots:
@@ -183,7 +184,6 @@ class Plan:
         self.delivered, self.retained, self.accumulated = {}, [], []
         self.taken = set(map(id, seeds))    # arrays others hold (see owned)
         self.watching = state.anomaly or bool(watch.tracers)  # every node passes watch.py
-        self.inputs = self.targets = self.needed = None
         if inputs is not None:
             self.aim(as_tuple(inputs))
 
@@ -302,9 +302,11 @@ def commit(plan, ran, retain_graph):
     """Once the whole walk succeeded: write every .grad it found (first each checked, then
     all written, so that one that does not fit leaves every .grad as it was), and free
     what the rules of the nodes that ran read, unless the graph is retained."""
-    writes = [(node.variable, g, not plan.create_graph) for node, g in plan.delivered.items()
-              if node.op is None] if plan.accumulate else []  # a leaf's: in place unless recorded
-    writes += [(t, g, False) for t, g in plan.retained]   # (and backward(inputs=[t]) retains t)
+    # a leaf's .grad (written in place unless recorded), a retained gradient (and
+    # backward(inputs=[t]) retains t)
+    leaves = plan.delivered.items() if plan.accumulate else ()
+    writes = [(node.variable, g, not plan.create_graph) for node, g in leaves if node.op is None]
+    writes += [(t, g, False) for t, g in plan.retained]
     for t, g, in_place in writes:
         if t._grad is not None and t._grad._data.shape != g.shape:
             check_fits(t, g, in_place)

@@ -38,7 +38,7 @@ from .modes import count, state
 from . import saved
 from .saved import pack, shed, unpacked
 from .tensor import Tensor
-from .versions import note_versions, share_version, writes_into
+from .versions import forward_into, note_versions, share_version
 from .watch import note_origin
 
 # torch computes log(0), 0/0 and 0 * inf silently (to -inf and nan); so does autograd_lab.
@@ -122,12 +122,9 @@ class Op:
             arrays = promote(arrays, self.floating)
         elif self.promote or self.floating:
             arrays = promote_from(arrays, self.promote, self.floating)
-        try:
-            if state.into is None or not writes_into(self, args, arrays, params):
-                out = self.forward(*arrays, **params)
-            else:                         # an in-place write, computed into x's memory
-                with np.errstate(all="ignore"):   # (a warning made an error would stop it half done)
-                    out = (self.forward if self.into is True else self.into)(*arrays, out=arrays[0])
+        try:                              # (while an in-place method writes: versions.py)
+            out = (self.forward(*arrays, **params) if state.into is None else
+                   forward_into(self, args, arrays, params))
         except ValueError as e:
             raise shape_error(self, arrays, e) from None
         return attach(self, args, params, out, arrays)
@@ -235,10 +232,8 @@ class AccumulateGrad:
     retain = None
     freed = False
 
-    def __init__(self, variable):
-        self.variable = variable
-        self.seq = next(_sequence)
-        self.hooks = None             # its hooks and the leaf's (watch.Hooks), once any is set
+    def __init__(self, variable):     # (hooks: its hooks and the leaf's, watch.Hooks, once any is set)
+        self.variable, self.seq, self.hooks = variable, next(_sequence), None
 
     def name(self):
         return "torch::autograd::AccumulateGrad"

@@ -28,7 +28,7 @@ import numpy as np
 from . import dtypes
 from .checks import check_masks, index_key, key_dims, matmul_error, wrap_dim
 from .recording import ROWS, Op, name_by_call, register
-from .tensor import Tensor
+from .tensor import Tensor, install
 
 
 # -- helpers the rules share -------------------------------------------------------
@@ -903,6 +903,34 @@ matmul = Op("MmBackward0", _matmul_forward,
             jvp=(lambda t, y, a, b: _matmul_jvp(t, y, a, b, 0),
                  lambda t, y, a, b: _matmul_jvp(t, y, a, b, 1)),
             saves="others")
+
+
+# -- the operators: each is a row of the table ------------------------------------------
+class Operators:
+    """x + y, x * y, x / y, -x, abs(x), x > y, x & y, ...: each calls its row, installed on
+    Tensor here.  (The operators that first check their arguments in torch's words, x - y,
+    x ** y, x @ y, ~x and x[key], are tensor_methods.py's.)"""
+    def __add__(self, other): return add(self, other)
+    def __radd__(self, other): return add(self, other)       # torch lists self first
+    def __mul__(self, other): return mul(self, other)
+    def __rmul__(self, other): return mul(self, other)
+    def __truediv__(self, other): return div(self, other)
+    def __neg__(self): return neg(self)
+    def __abs__(self): return abs(self)
+    def __gt__(self, other): return gt(self, other)
+    def __ge__(self, other): return ge(self, other)
+    def __lt__(self, other): return lt(self, other)
+    def __le__(self, other): return le(self, other)
+    def __eq__(self, other): return eq(self, other)
+    def __ne__(self, other): return ne(self, other)
+    __hash__ = object.__hash__        # (a class that defines __eq__ would otherwise get None)
+    def __and__(self, other): return bitwise_and(self, other)
+    def __rand__(self, other): return bitwise_and(other, self)
+    def __or__(self, other): return bitwise_or(self, other)
+    def __ror__(self, other): return bitwise_or(other, self)
+
+
+install(Operators)
 
 
 # -- grad_fn names that depend on the call ---------------------------------------------

@@ -8,8 +8,11 @@ This module defines what a tensor *is*.  The methods that compute with it are in
 on the class, once what they call exists (so no module imports upward), and each says
 where it comes from:
 
-- ``x + y``, ``x.exp()``, ``x.sum()``, ``x[key]``, ...: ``tensor_methods.py``, over the
-  rules table (``rules.py`` and the shell's rows) and the ``al.*`` functions;
+- ``x + y``, ``x * y``, ``x / y``, ``-x``, ``x > y``, ...: ``rules.py``, each operator a
+  row of the rules table;
+- ``x - y``, ``x ** y``, ``x @ y``, ``x[key]``, ``x.exp()``, ``x.sum()``, ...:
+  ``tensor_methods.py``, over the rules table (``rules.py`` and the shell's rows) and
+  the ``al.*`` functions, with torch's argument checks;
 - ``x.backward()``: ``engine.py``, beside the walk it starts;
 - ``x.add_(v)``, ``x[key] = v``, ``x.zero_()``, ... and the two that keep a view's
   history current after its base was written (``_refresh_view``, which ``grad_fn``
@@ -292,6 +295,19 @@ class Tensor:
         if self._vbox is None:
             self._vbox = [0, self._grad_fn]
         return self._vbox
+
+
+def install(methods):
+    """Copy the methods (and properties) a class body defines onto Tensor, named as
+    Tensor's own (a TypeError then says ``Tensor.backward()``, as torch's does): how the
+    modules that define them give them to the class, once what they call exists."""
+    for name, value in vars(methods).items():
+        if name in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"):
+            continue
+        for f in (value, getattr(value, "fget", None), getattr(value, "fset", None)):
+            if hasattr(f, "__qualname__") and f.__qualname__.startswith(methods.__name__ + "."):
+                f.__qualname__ = f"Tensor.{f.__name__}"
+        setattr(Tensor, name, value)
 
 
 def unwrap(data):

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import creation, devices, dtypes, engine, inplace, rules, recording, functions as F, more_rules, watch
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
-from .tensor import Tensor
+from .tensor import Tensor, install
 from .userframe import user_level
 from .more_rules import along_key
 from .batching import levels_of, numbers, reads_values, wrap
@@ -43,33 +43,16 @@ class TensorMethods:
         return watch.RemovableHandle(watch.hooks_of(recording.edge(self)).accumulated, hook)
 
 
-    # -- arithmetic: every operator is a row of the rules table (rules.py) -------------
-    def __add__(self, other): return rules.add(self, other)
-    def __radd__(self, other): return rules.add(self, other)       # torch lists self first
+    # -- the operators that check their arguments first (the others are rows: rules.py) --
     def __sub__(self, other): return F.checked_sub(self, other)
     def __rsub__(self, other): return F.checked_sub(other, self)
-    def __mul__(self, other): return rules.mul(self, other)
-    def __rmul__(self, other): return rules.mul(self, other)
-    def __truediv__(self, other): return rules.div(self, other)
     def __rtruediv__(self, other): return rules.mul(rules.reciprocal(self), other)   # as torch records 2 / x
     def __pow__(self, other): return F.power(self, other)
     def __rpow__(self, other): return rules.pow(other, self)
     def __matmul__(self, other): return rules.matmul(self, other if type(other) is Tensor else tensor_of(other))
     def __rmatmul__(self, other): return rules.matmul(tensor_of(other), self)
-    def __neg__(self): return rules.neg(self)
     def __pos__(self): return self
-    def __abs__(self): return rules.abs(self)
-    def __gt__(self, other): return rules.gt(self, other)
-    def __ge__(self, other): return rules.ge(self, other)
-    def __lt__(self, other): return rules.lt(self, other)
-    def __le__(self, other): return rules.le(self, other)
-    def __eq__(self, other): return rules.eq(self, other)
-    def __ne__(self, other): return rules.ne(self, other)
-    __hash__ = object.__hash__        # (a class that defines __eq__ would otherwise get None)
-    def __and__(self, other): return rules.bitwise_and(self, other)
-    def __rand__(self, other): return rules.bitwise_and(other, self)
-    def __or__(self, other): return rules.bitwise_or(self, other)
-    def __ror__(self, other): return rules.bitwise_or(other, self)
+
     def __invert__(self):
         if self._data.dtype.kind == "f":
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
@@ -493,21 +476,9 @@ def _check_not_empty(x, name, dim=None, kind=None):
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-def install(cls, methods):
-    """Copy the methods (and properties) defined in ``methods``' body onto ``cls``, named
-    as its own (a TypeError then says ``Tensor.backward()``, as torch's does)."""
-    for name, value in vars(methods).items():
-        if name in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"):
-            continue
-        for f in (value, getattr(value, "fget", None), getattr(value, "fset", None)):
-            if hasattr(f, "__qualname__") and f.__qualname__.startswith(methods.__name__ + "."):
-                f.__qualname__ = f"{cls.__name__}.{f.__name__}"
-        setattr(cls, name, value)
-
-
-install(Tensor, TensorMethods)
+install(TensorMethods)
 Tensor.backward.__qualname__ = "Tensor.backward"
-install(Tensor, inplace.InPlaceMethods)
+install(inplace.InPlaceMethods)
 for _name in ("add", "sub", "mul", "div", "pow", "clamp", "clip", "relu", "sigmoid", "tanh", "exp", "log",
               "log1p", "sin", "cos", "abs", "neg", "sqrt", "sign", "floor", "ceil", "round"):
     setattr(Tensor, _name + "_", inplace.in_place_method(getattr(Tensor, _name), _name + "_"))

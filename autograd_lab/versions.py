@@ -9,7 +9,7 @@ walk refuses a value written since a node read it (:func:`check_versions`), in t
 words, only where a rule reads it (``Op.saves``).
 
 An in-place method may let its op compute straight into the written memory
-(:func:`writes_into`).  The methods that write, bump versions and record the write are
+(:func:`forward_into`).  The methods that write, bump versions and record the write are
 ``inplace.py``, above the rules table; this module is what recording and the walk need
 of them, below both.
 """
@@ -99,6 +99,15 @@ def short_name(node):
     """A node's name as torch's message about saved values prints it: ExpBackward0 is Exp."""
     name = node.name().split("::")[-1]
     return name[:-len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")
+
+
+def forward_into(op, args, arrays, params):
+    """An op's forward while an in-place method is under way (``state.into``): computed
+    straight into the written array where it may (:func:`writes_into`), else as usual."""
+    if not writes_into(op, args, arrays, params):
+        return op.forward(*arrays, **params)
+    with np.errstate(all="ignore"):   # (a warning made an error would stop it half done)
+        return (op.forward if op.into is True else op.into)(*arrays, out=arrays[0])
 
 
 def writes_into(op, args, arrays, params):
