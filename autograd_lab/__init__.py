@@ -43,6 +43,7 @@ from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_m
                     set_grad_enabled)
 from .tensor import Tensor
 from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor's methods)
+from .batching import vmap
 from . import autograd, nn, optim, utils  # noqa: E402
 
 dtype = _dtypes.dtype

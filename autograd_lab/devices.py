@@ -9,7 +9,7 @@ All of it works here: ``al.device("cpu")``, ``device=`` on every factory, ``.to(
 ``.cpu()``, ``al.cuda.is_available()`` (False) and ``al.accelerator``.  Asking for any other
 device is refused with torch's words (a CPU build of torch says the same) and ours.
 """
-from types import SimpleNamespace
+from types import ModuleType
 
 _TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
           "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
@@ -74,8 +74,14 @@ def _no_seed(seed):
     """Seeding a GPU that is not there does nothing, as in torch."""
 
 
-# torch.cuda and torch.accelerator, as they answer on a machine without a GPU
-cuda = SimpleNamespace(is_available=lambda: False, device_count=lambda: 0,
-                       manual_seed=_no_seed, manual_seed_all=_no_seed)
-accelerator = SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: None,
-                              device_count=lambda: 0)
+def _module(name, **functions):
+    """A module of these functions, as torch's own (al.cuda is a module, as torch.cuda)."""
+    module = ModuleType(f"autograd_lab.{name}", f"torch.{name}, as it answers on a machine without a GPU")
+    module.__dict__.update(functions)
+    return module
+
+
+cuda = _module("cuda", is_available=lambda: False, device_count=lambda: 0,
+               manual_seed=_no_seed, manual_seed_all=_no_seed)
+accelerator = _module("accelerator", is_available=lambda: False, current_accelerator=lambda: None,
+                      device_count=lambda: 0)
