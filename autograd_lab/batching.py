@@ -98,6 +98,7 @@ class BatchedTensor(Tensor):
     """A tensor of one sample's shape standing for a batch (see the module's docstring).
     ``_phys``: a plain tensor, one leading dimension per level in ``_levels``."""
     __slots__ = ("_phys", "_levels")
+    _grad_fn = None                   # (its history is its physical tensor's: see grad_fn)
 
     @property
     def _data(self):
@@ -164,7 +165,6 @@ def wrap(phys, levels):
     if not levels:
         return phys
     b = object.__new__(BatchedTensor)
-    b._grad_fn = None
     b._phys, b._levels = phys, tuple(levels)
     return b
 

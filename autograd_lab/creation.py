@@ -13,7 +13,7 @@ import numpy as np
 
 from . import devices, dtypes
 from . import batching
-from .modes import state
+from .modes import made_in_inference_mode, state
 from .tensor import Tensor, unwrap
 
 
@@ -53,7 +53,7 @@ def _generator(generator):
 def _finish(data, requires_grad):
     t = Tensor._make(data)
     if state.inference:
-        t._inference = state.inference_made = True
+        made_in_inference_mode(t)
     if requires_grad:
         t.requires_grad = True
     return t
@@ -106,7 +106,7 @@ def _numbers_of_tensors(data, dtypes_seen, stand_in=None):
     of more or fewer), or by ``stand_in`` if given, noting the tensors' dtypes in
     ``dtypes_seen``."""
     if isinstance(data, Tensor):
-        if data._data.size != 1:           # (torch reads an integer tensor as an index first)
+        if data.numel() != 1:           # (torch reads an integer tensor as an index first)
             if data._data.dtype.kind in "biu":
                 raise TypeError("only integer tensors of a single element can be converted to an index")
             raise ValueError("only one element tensors can be converted to Python scalars")

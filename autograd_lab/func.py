@@ -85,7 +85,7 @@ def run_level(func, primals, tangents):
             duals.append(p)
         elif outermost:
             d = p.view_as(p) if (p.requires_grad and state.grad_enabled) else Tensor._make(p._data)
-            d._tangent = t._data if isinstance(t, Tensor) else t
+            forward_mode.give(d, None, t._data if isinstance(t, Tensor) else t)
             duals.append(d)
         else:                           # a view carries the outer levels' tangents on
             duals.append((p.view_as(p), _as_tensor(t, p)))
@@ -133,7 +133,7 @@ def check_tangent(p, t, batched=False):
                            "of the original Tensor, this is not supported. Tensor is of size "
                            f"{list(p.shape)} while the given forward gradient is of size "
                            f"{list(shape)}.")
-    if p._data.dtype.kind != "f":
+    if not p.is_floating_point():
         raise RuntimeError(f"forward mode needs floating point primals; got {p.dtype!r} "
                            "(only floating point tensors have tangents)")
     return a.astype(p._data.dtype, copy=False)
@@ -146,7 +146,7 @@ def _reverse_leaf(x):
     Returns (tensor, nested)."""
     if x.requires_grad and state.grad_enabled:
         return x.view_as(x), True
-    if x._data.dtype.kind != "f":
+    if not x.is_floating_point():
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients "
                            f"(al.func differentiates with respect to the argument of dtype "
                            f"{x.dtype!r}; pass a float tensor)")
@@ -253,7 +253,7 @@ def finish(t, nested):
     if nested:
         return t
     out = Tensor._make(t._data)
-    out._tangent = t._tangent
+    forward_mode.give(out, None, forward_mode.tangent(t, None))
     return out
 
 
@@ -460,7 +460,7 @@ def grad(func, argnums=0, has_aux=False):
 def _basis(tensors):
     """The standard basis of R^N, N = total size, split into one chunk per tensor:
     chunk i has shape (N, *tensors[i].shape) and its rows are one-hot seeds/tangents."""
-    sizes = [t._data.size for t in tensors]
+    sizes = [t.numel() for t in tensors]
     n = sum(sizes)
     chunks, start = [], 0
     for t, k in zip(tensors, sizes):

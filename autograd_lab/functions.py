@@ -271,7 +271,7 @@ def _softmax_input(x, dim, name):
     has nothing to compute, and comes back as it is, even an integer one (as in torch).
     (``dtype=`` was applied before: see _half_in_float32.)"""
     d = wrap_dim(dim, x.ndim)                 # torch's IndexError for a dim out of range
-    if x._data.size and x._data.dtype.kind != "f":   # torch has no integer kernel (and no silent cast)
+    if x.numel() and not x.is_floating_point():   # torch has no integer kernel (and no silent cast)
         kernel = f"{name}_lastdim_kernel_impl" if d == -1 or x.ndim == 0 else f"{name}_kernel_impl"
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{dtypes.scalar_type_name(x._data.dtype)}' (pass dtype=al.float32 "
@@ -331,7 +331,7 @@ def cond(pred, true_fn, false_fn, operands=()):
     the branch the same way but records one ``CondAutogradOpBackward`` node, which gives
     the branch not taken a gradient of zeros instead of None."""
     if isinstance(pred, Tensor):
-        if pred._data.size != 1:
+        if pred.numel() != 1:
             raise RuntimeError(f"cond: expected pred to be a tensor with one element, got shape "
                                f"{tuple(pred.shape)}")
         pred = bool(pred._data.item())
@@ -417,7 +417,7 @@ def times_alpha(x, other, alpha, name):
         return other if alpha else other & False
     if isinstance(alpha, (bool, np.bool_)):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    floats = [v._data.dtype.kind == "f" if isinstance(v, Tensor) else isinstance(v, float) for v in (x, other)]
+    floats = [v.is_floating_point() if isinstance(v, Tensor) else isinstance(v, float) for v in (x, other)]
     if isinstance(alpha, (float, np.floating)) and not builtins.any(floats):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if floats[0] and isinstance(other, int):      # torch scales the number as a double

@@ -95,6 +95,12 @@ def is_inference_mode_enabled():
     return state.inference
 
 
+def made_in_inference_mode(t):
+    """A tensor made inside inference_mode (by an operation or a factory) is an inference
+    tensor: no graph may save it, which recording checks from now on."""
+    t._inference = state.inference_made = True
+
+
 class set_grad_enabled(_GradModeContext):
     def __new__(cls, mode):
         return object.__new__(cls)

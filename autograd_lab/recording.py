@@ -34,7 +34,7 @@ import numpy as np
 from .checks import shape_error
 from .dtypes import promote, promote_from
 from .forward_mode import push as push_tangents
-from .modes import count, state
+from .modes import count, made_in_inference_mode, state
 from . import saved
 from .saved import pack, shed, unpacked
 from .tensor import Tensor
@@ -316,8 +316,8 @@ def attach(op, args, params, out, arrays=None):
                 pack(node, args, result)
             if state.anomaly:         # anomaly mode: where it was made (watch.py)
                 note_origin(node)
-    elif state.inference:             # inference_mode: a tensor no graph may save
-        result._inference = state.inference_made = True
+    elif state.inference:             # inference_mode: a tensor no graph may save (modes.py)
+        made_in_inference_mode(result)
     if state.forward_level:           # forward mode: its tangent (forward_mode.py)
         push_tangents(op, args, params, result)
     if state.counters:                # count_passes (modes.py)

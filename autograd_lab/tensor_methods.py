@@ -54,7 +54,7 @@ class TensorMethods:
     def __pos__(self): return self
 
     def __invert__(self):
-        if self._data.dtype.kind == "f":
+        if self.is_floating_point():
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return rules.bitwise_not(self)
 
@@ -99,15 +99,15 @@ class TensorMethods:
     def logical_xor(self, other): return rules.logical_xor(self, other)
 
     def sum(self, dim=None, keepdim=False):
-        return rules.sum(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
+        return rules.sum(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
 
     def mean(self, dim=None, keepdim=False):
-        return rules.mean(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
+        return rules.mean(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
 
     def norm(self, p="fro", dim=None, keepdim=False):
         if p not in ("fro", 2, 2.0):
             raise NotImplementedError(f"autograd_lab implements the 2-norm only, not p={p!r}")
-        return rules.norm(self, dim=reduction_dims(dim, self._data.ndim), keepdim=keepdim)
+        return rules.norm(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
 
     def max(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):       # x.max(other): maximum, as in torch
@@ -131,11 +131,11 @@ class TensorMethods:
         node keeps its own copy of the indices: changing the returned ones in place does
         not move the gradient (torch refuses such a backward instead).  (Under vmap the
         indices are every sample's, batch dims in front: see rules._batch_pick.)"""
-        ndim = self._data.ndim
+        ndim = self.ndim
         axis = wrap_dim(dim, ndim) % max(ndim, 1)
         _check_not_empty(self, "max" if arg is rules.argmax else "min", axis)
         idx = arg(self, dim=axis, keepdim=True)
-        key = along_key(numbers(idx).copy(), axis, self._data.shape)
+        key = along_key(numbers(idx).copy(), axis, self.shape)
         values = (rules.max_dim if arg is rules.argmax else rules.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
         return F.RETURN_TYPES["max" if arg is rules.argmax else "min"](values, idx if keepdim else idx.squeeze(axis))
 
@@ -183,7 +183,7 @@ class TensorMethods:
 
     def flatten(self, start_dim=0, end_dim=-1):
         """The dimensions start_dim..end_dim merged into one."""
-        shape = self._data.shape
+        shape = self.shape
         if not shape:
             return self.reshape(1)
         start, end = wrap_dim(start_dim, len(shape)) % len(shape), wrap_dim(end_dim, len(shape)) % len(shape)
@@ -192,26 +192,26 @@ class TensorMethods:
         return self.reshape(shape[:start] + (-1,) + shape[end + 1:]) if start < end else self
 
     def transpose(self, dim0, dim1):
-        n = self._data.ndim
+        n = self.ndim
         dim0, dim1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
         return rules.transpose(self, dim0=dim0, dim1=dim1) if n else rules.transpose(self, dim0=-1, dim1=-1)
 
     def t(self):
-        if self._data.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
-        return rules.transpose2d(self, dim0=-1, dim1=-2 if self._data.ndim == 2 else -1)   # a view, even of a vector
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        return rules.transpose2d(self, dim0=-1, dim1=-2 if self.ndim == 2 else -1)   # a view, even of a vector
 
     @property
     def T(self):
-        if self._data.ndim != 2:          # torch's deprecation warnings, in its words
+        if self.ndim != 2:          # torch's deprecation warnings, in its words
             warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
-                          "these cases." if self._data.ndim == 0 else
+                          "these cases." if self.ndim == 0 else
                           "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
                           "is deprecated and it will throw an error in a future release. Consider "
                           "`x.mT` to transpose batches of matrices or "
                           "`x.permute(*al.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
                           "tensor.", UserWarning, stacklevel=user_level())
-        return rules.permute(self, dims=tuple(range(self._data.ndim))[::-1])    # a view, even of a vector
+        return rules.permute(self, dims=tuple(range(self.ndim))[::-1])    # a view, even of a vector
 
     @property
     def mT(self):
@@ -219,32 +219,32 @@ class TensorMethods:
 
     def permute(self, *dims):
         dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-        if len(dims) != self._data.ndim:
+        if len(dims) != self.ndim:
             raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
                                "match the length of the desired ordering of dimensions i.e. input.dim() "
-                               f"= {self._data.ndim} is not equal to len(dims) = {len(dims)}")
-        if len({wrap_dim(d, self._data.ndim) for d in dims}) != len(dims):
+                               f"= {self.ndim} is not equal to len(dims) = {len(dims)}")
+        if len({wrap_dim(d, self.ndim) for d in dims}) != len(dims):
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         return rules.permute(self, dims=dims)
 
     def unsqueeze(self, dim):
-        return rules.unsqueeze(self, dim=wrap_dim(dim, self._data.ndim + 1))
+        return rules.unsqueeze(self, dim=wrap_dim(dim, self.ndim + 1))
 
     def squeeze(self, dim=None):
         if dim is not None:               # only the listed dims of size 1 go, as in torch
             many = isinstance(dim, (tuple, list))
-            nd = self._data.ndim
+            nd = self.ndim
             dims = tuple(sorted({wrap_dim(d, nd) for d in (dim if many else (dim,))})) if nd else ()
             dim = dims if many else dims[0] if dims else 0      # (a view, even if none is of size 1)
         return rules.squeeze(self, dim=dim)
 
     def expand(self, *shape):
         shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        if len(shape) < self._data.ndim:
+        if len(shape) < self.ndim:
             raise RuntimeError(f"expand({self.dtype!r}{{{list(self.shape)}}}, size={list(shape)}): the "
                                f"number of sizes provided ({len(shape)}) must be greater or equal to "
-                               f"the number of dimensions in the tensor ({self._data.ndim})")
-        for i, n in enumerate(shape[:len(shape) - self._data.ndim]):
+                               f"the number of dimensions in the tensor ({self.ndim})")
+        for i, n in enumerate(shape[:len(shape) - self.ndim]):
             if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
                                    f"non-existing dimension {i}")
@@ -349,27 +349,27 @@ class TensorMethods:
         """(values, indices) along dim; ties keep their order (a stable sort), NaN counts
         as the largest, as in torch.  NumPy's argsort finds the order, of every sample at
         once under vmap (the dim counted from the end, behind the batch dims)."""
-        ndim = self._data.ndim
+        ndim = self.ndim
         axis = wrap_dim(dim, ndim) % max(ndim, 1)
         data = numbers(self)
         if ndim == 0:
             order = np.zeros(data.shape, np.int64)
         elif descending:                  # stable, largest first: sort the reversed array
-            n = self._data.shape[axis]
+            n = self.shape[axis]
             order = n - 1 - np.flip(np.argsort(np.flip(data, axis - ndim), axis - ndim, kind="stable"),
                                     axis - ndim)
         else:
             order = np.argsort(data, axis - ndim, kind="stable")
-        key = along_key(order, axis, self._data.shape) if ndim else ()
+        key = along_key(order, axis, self.shape) if ndim else ()
         values = more_rules.sort(self, key=key, dim=axis, keepdim=True, stable=bool(stable))
         return F.RETURN_TYPES["sort"](values, wrap(Tensor._make(order.astype(np.int64)), levels_of(self)))
 
     def gather(self, dim, index):
-        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
+        axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
         _index_of(index, "gather(): Expected dtype int32/int64 for index")
-        if index.ndim != self._data.ndim:
+        if index.ndim != self.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-        n = self._data.shape[axis] if self._data.ndim else 1
+        n = self.shape[axis] if self.ndim else 1
         idx = numbers(index)              # (every sample's, under vmap: checked entry by entry)
         bad = idx[(idx >= n) | (idx < -n)]
         if bad.size:
@@ -377,11 +377,11 @@ class TensorMethods:
         return more_rules.gather(self, index, dim=axis)
 
     def index_select(self, dim, index):
-        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
+        axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
         idx = _index_of(index, "index_select(): Expected dtype int32 or int64 for index")
         if idx.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
-        n = self._data.shape[axis] if self._data.ndim else 1
+        n = self.shape[axis] if self.ndim else 1
         if n == 0 and idx.size:
             raise RuntimeError("index_select(): self indexing axis dim should be positive")
         if ((idx >= n) | (idx < -n)).any():
@@ -389,24 +389,24 @@ class TensorMethods:
         return more_rules.index_select(self, key=(slice(None),) * axis + (idx.reshape(-1),))
 
     def narrow(self, dim, start, length):
-        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
-        n = self._data.shape[axis]
+        axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
+        n = self.shape[axis]
         start = start + n if start < 0 else start
         if start + length > n:
             raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
         return more_rules.narrow(self, key=(slice(None),) * axis + (slice(start, start + length),))
 
     def select(self, dim, index):
-        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
-        n = self._data.shape[axis]
+        axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
+        n = self.shape[axis]
         if not -n <= index < n:
             raise IndexError(f"select(): index {index} out of range for tensor of size "
-                             f"{list(self._data.shape)} at dimension {axis}")
+                             f"{list(self.shape)} at dimension {axis}")
         return rules.index(self, key=(slice(None),) * axis + (index,))
 
     def split(self, split_size, dim=0):
-        axis = wrap_dim(dim, self._data.ndim) % max(self._data.ndim, 1)
-        n = self._data.shape[axis]
+        axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
+        n = self.shape[axis]
         if isinstance(split_size, (list, tuple)):
             if builtins.sum(split_size) != n:
                 raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
@@ -424,18 +424,18 @@ class TensorMethods:
     def chunk(self, chunks, dim=0):
         if chunks <= 0:
             raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-        n = self._data.shape[wrap_dim(dim, self._data.ndim)]
+        n = self.shape[wrap_dim(dim, self.ndim)]
         return self.split(-(-n // chunks) if n else 1, dim)
 
     def repeat(self, *sizes):
         sizes = shape_arg(sizes)
-        if len(sizes) < self._data.ndim:
+        if len(sizes) < self.ndim:
             raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                                "dimensions of tensor")
         return more_rules.repeat(self, repeats=sizes)
 
     def movedim(self, source, destination):
-        nd = self._data.ndim
+        nd = self.ndim
         src = [wrap_dim(d, nd) % max(nd, 1) for d in (source if isinstance(source, (tuple, list)) else [source])]
         dst = [wrap_dim(d, nd) % max(nd, 1) for d in
                (destination if isinstance(destination, (tuple, list)) else [destination])]
@@ -465,14 +465,14 @@ def _check_not_bool(x, name):
 
 def _check_not_empty(x, name, dim=None, kind=None):
     """torch's refusals of a max, min or arg-max of nothing."""
-    if not x._data.size:
+    if not x.numel():
         if dim is None or dim == ():
             raise (kind or RuntimeError)(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0." +
                 ("" if kind else " Specify the reduction dim with the 'dim' argument."))
         for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
-            d = wrap_dim(d, x._data.ndim) % max(x._data.ndim, 1)
-            if x._data.ndim and x._data.shape[d] == 0:
+            d = wrap_dim(d, x.ndim) % max(x.ndim, 1)
+            if x.ndim and x.shape[d] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 

@@ -80,6 +80,18 @@ def check_versions(node):
                 modified(a._data, a.grad_fn, a._vbox[0], saved)
 
 
+def check_saved(node, where):
+    """Refuse, in torch's words, to give back a value node saved (input ``where``, or the
+    output, "out": grad_fn._saved_*) that was written in place since."""
+    if where == "out":
+        if node.overwritten:
+            modified(node.out, node, node.out_box[0], node.out_version)
+        return
+    a, saved = node.args[where], node.versions[where] if node.versions else 0
+    if a._vbox is not None and a._vbox[0] != saved:
+        modified(a._data, a.grad_fn, a._vbox[0], saved)
+
+
 def modified(data, maker, now, saved):
     made = "" if maker is None else f", which is output 0 of {short_name(maker)},"
     kind = "CPUBoolType" if data.dtype == np.bool_ else f"al.{dtypes.scalar_type_name(data.dtype)}Tensor"

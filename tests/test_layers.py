@@ -143,6 +143,42 @@ def test_the_core_imports_nothing_from_the_shell(core):
     assert took <= allowed, f"{core} imports {sorted(took - allowed)}"
 
 
+# what the shell reads of the core that is not a public name: a tensor's array, and the
+# way to wrap one without a copy (chapter 06 says so).  (x._base and x._version are
+# torch's own names for what they are in autograd_lab.)
+SHELL_READS = {"_data", "_make"}
+SHELL = ("creation", "devices", "more_rules", "einsum_rules", "functions", "tensor_methods", "func",
+         "batching", "rulebook", "viz", "graph_layout", "optim", "autograd", "nn", "utils", "widgets")
+
+
+def private_names(module):
+    """The private names (not dunders) defined in the classes of a core module."""
+    found = set()
+    for node in ast.walk(ast.parse((PACKAGE / f"{module}.py").read_text())):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                targets = ([item.name] if isinstance(item, ast.FunctionDef) else
+                           [t.id for t in getattr(item, "targets", ()) if isinstance(t, ast.Name)])
+                if "__slots__" in targets:
+                    targets += [e.value for e in item.value.elts]
+                found.update(n for n in targets if n.startswith("_") and not n.startswith("__"))
+    return found
+
+
+def test_the_shell_reads_no_private_name_of_the_core_but_a_tensors_array():
+    """Chapter 06's claim: the shell is built on the core's public names, and on two
+    private ones of the tensor: ``_data`` (its NumPy array) and ``Tensor._make``."""
+    core = {"tensor", "recording", "rules", "engine", "inplace", "versions", "saved", "forward_mode"}
+    private = set().union(*map(private_names, core)) - {"_base", "_version"}
+    read = {}
+    for name, path in modules().items():
+        if name.split(".")[1:2] and name.split(".")[1] in SHELL:
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Attribute) and node.attr in private:
+                    read.setdefault(node.attr, set()).add(name)
+    assert set(read) == SHELL_READS, {k: sorted(v) for k, v in read.items() if k not in SHELL_READS}
+
+
 def code_lines(lines):
     """The lines of a function's source that are code: its docstring, comments and blank
     lines aside (a lambda's lines are all code), as chapter 06 counts them."""

@@ -13,6 +13,7 @@ pass cannot mistake them for its own.
 import weakref
 from collections import namedtuple
 
+from ..forward_mode import give, tangent as tangent_of
 from ..func import check_tangent
 from ..modes import state
 from ..tensor import Tensor
@@ -35,7 +36,7 @@ def enter_dual_level():
 def exit_dual_level(*, level=None):
     """End the level: the tensors it gave tangents to lose them."""
     for t in list(state.dual_tensors or ()):
-        t._tangent = None
+        give(t, None, None)
         if t.grad_fn is not None:
             t.grad_fn.tangent = None
     state.dual_tensors = None
@@ -59,16 +60,16 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make "
                            "sure to enter_dual_level() first.")
     for name, t in (("primal", tensor), ("tangent", tangent)):
-        if t._data.dtype.kind != "f":
+        if not t.is_floating_point():
             raise ValueError(f"Expected {name} to be floating point or complex, but got: {t.dtype!r}")
-    if tensor._tangent is not None:
+    if tangent_of(tensor, None) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
                            "gradient at the same level 0 is not supported.")
     data = check_tangent(tensor, tangent)
     dual = tensor.view_as(tensor)
     if data is not tangent._data or data.strides != tensor._data.strides:
         tangent = Tensor._make(data.copy())    # another dtype or layout: a copy, as in torch
-    dual._tangent = tangent._data
+    give(dual, None, tangent._data)
     dual._tangent_tensor = tangent             # handed back as it came (unpack_dual)
     state.dual_tensors.add(dual)
     return dual
@@ -81,8 +82,8 @@ def unpack_dual(tensor, *, level=None):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
     primal = tensor.view_as(tensor)
-    primal._tangent = None
-    t = tensor._tangent
+    give(primal, None, None)
+    t = tangent_of(tensor, None)
     if t is None:
         return UnpackedDualTensor(primal, None)
     given = getattr(tensor, "_tangent_tensor", None)

@@ -36,6 +36,7 @@ import functools
 
 import numpy as np
 
+from ..forward_mode import give, tangent
 from ..recording import FREED, Op, attach, name_by_call
 from ..modes import no_grad, state
 from ..tensor import Tensor
@@ -181,7 +182,7 @@ class Function:
 def _record(cls, ctx, args, outs):
     """Record one call: the function's node, fed by its outputs.  Outputs marked
     non-differentiable, and those that cannot carry a gradient (integers), get none."""
-    keep = [isinstance(o, Tensor) and o._data.dtype.kind == "f" and
+    keep = [isinstance(o, Tensor) and o.is_floating_point() and
             not any(o is t for t in ctx._non_differentiable) for o in outs]
     op, params = cls._op(), {"ctx": ctx}
     if sum(keep) <= 1 and len(outs) == 1:
@@ -226,11 +227,12 @@ name_by_call({_slot: lambda args, p: p["name"]})      # named after the function
 
 def _push_tangents(cls, ctx, args, recorded, keep):
     """Forward mode: the user's ``jvp`` gives the outputs' tangents from the inputs'."""
-    tangents = [a._tangent for a in args if isinstance(a, Tensor)]
+    tangents = [tangent(a, None) for a in args if isinstance(a, Tensor)]
     if all(t is None for t in tangents):
         return
     given = [None if not isinstance(a, Tensor) else
-             Tensor._make(a._tangent if a._tangent is not None else np.zeros_like(a._data)) for a in args]
+             Tensor._make(tangent(a, None) if tangent(a, None) is not None else np.zeros_like(a._data))
+             for a in args]
     ctx._in_jvp = True
     try:
         with no_grad():
@@ -240,9 +242,9 @@ def _push_tangents(cls, ctx, args, recorded, keep):
     out = out if isinstance(out, tuple) else (out,)
     for r, t, kept in zip(recorded, out, keep):
         if kept and t is not None:
-            r._tangent = np.asarray(_wrap(t)._data, r._data.dtype)
+            give(r, None, np.asarray(_wrap(t)._data, r._data.dtype))
             if r.grad_fn is not None:
-                r.grad_fn.tangent = r._tangent
+                r.grad_fn.tangent = tangent(r, None)
             if state.dual_tensors is not None:
                 state.dual_tensors.add(r)
 

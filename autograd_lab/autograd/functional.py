@@ -85,7 +85,7 @@ def _fresh(x, create_graph, need_graph):
     t = Tensor._make(x._data)
     forward_mode.carry(x, t)          # an enclosing al.func.jvp keeps its tangents
     if need_graph:
-        if x._data.dtype.kind != "f":
+        if not x.is_floating_point():
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                f"gradients (an input has dtype {x.dtype!r})")
         t.requires_grad = True
@@ -209,7 +209,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
             _, v = _as_tuple(v, "v", "vjp")
             v = _preprocess(v, create_graph, need_graph=False)
             _validate_v(v, outputs, is_outputs_tuple)
-        elif len(outputs) != 1 or outputs[0]._data.size != 1:
+        elif len(outputs) != 1 or outputs[0].numel() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function "
                                "returns a single Tensor with a single element.")
     graph = _graph_needed(create_graph)
@@ -232,7 +232,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             _, v = _as_tuple(v, "v", "jvp")
             v = _preprocess(v, create_graph, need_graph=False)
             _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0]._data.size != 1:
+        elif len(inputs) != 1 or inputs[0].numel() != 1:
             raise RuntimeError("The vector v can only be None if the input to the user-provided "
                                "function is a single Tensor with a single element.")
         outputs = _call(func, inputs)
@@ -258,7 +258,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def _basis(tensors):
     """The standard basis of R^N (N = total size), one chunk per tensor: chunk i has
     shape (N, *tensors[i].shape); stacked, the chunks' rows are the N one-hot vectors."""
-    sizes = tuple(t._data.size for t in tensors)
+    sizes = tuple(t.numel() for t in tensors)
     n = sum(sizes)
     chunks, start = [], 0
     for t, k in zip(tensors, sizes):
@@ -330,7 +330,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         jac = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
-            n = out._data.size
+            n = out.numel()
             seed = np.zeros(n, out._data.dtype)
             for e in range(n):
                 seed[:] = 0
@@ -374,7 +374,7 @@ def _jacfwd(func, inputs, strict, vectorize):
             "`strategy=\"reverse-mode\"`.")
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     for x in inputs:
-        if x._data.dtype.kind != "f":
+        if not x.is_floating_point():
             raise RuntimeError(f"forward mode needs floating point inputs; got {x.dtype!r}")
     tangents, sizes = _basis(inputs)
     total = sum(sizes)
@@ -424,7 +424,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         _check_requires_grad(t_out, "outputs", strict)
         if is_out_tuple or not isinstance(out, Tensor):
             raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out._data.size != 1:
+        if out.numel() != 1:
             raise RuntimeError("The Tensor returned by the function given to hessian should "
                                "contain a single element")
         return out.squeeze()
@@ -462,7 +462,7 @@ def _hessian_product(func, inputs, v, create_graph, strict, name):
             _, v = _as_tuple(v, "v", name)
             v = _preprocess(v, create_graph, need_graph=False)
             _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0]._data.size != 1:
+        elif len(inputs) != 1 or inputs[0].numel() != 1:
             raise RuntimeError("The vector v can only be None if the input to the user-provided "
                                "function is a single Tensor with a single element.")
         outputs = _call(func, inputs)
@@ -470,7 +470,7 @@ def _hessian_product(func, inputs, v, create_graph, strict, name):
         _check_requires_grad(outputs, "outputs", strict)
         if is_outputs_tuple or not isinstance(outputs[0], Tensor):
             raise RuntimeError(f"The function given to {name} should return a single Tensor")
-        if outputs[0]._data.size != 1:
+        if outputs[0].numel() != 1:
             raise RuntimeError(f"The Tensor returned by the function given to {name} should "
                                "contain a single element")
         jac = _grad(outputs, inputs, create_graph=True)

@@ -93,7 +93,7 @@ def numerical_jacobian(func, inputs, wanted, eps, out_index=None):
     closes over its inputs sees the nudge, as in torch) and restored exactly."""
     base = _tensor_outputs(func(*inputs))
     keep = [k for k, o in enumerate(base) if out_index is None or k in out_index]
-    jac = [[np.zeros((base[k]._data.size, inputs[j]._data.size)) for j in wanted] for k in keep]
+    jac = [[np.zeros((base[k].numel(), inputs[j].numel())) for j in wanted] for k in keep]
     for col, j in enumerate(wanted):
         data = inputs[j]._data
         for e in range(data.size):
@@ -129,9 +129,9 @@ def _same_shape(base, a, b, index, eps):
 def analytical_jacobian(output, inputs, check_grad_dtypes=False):
     """J[input] as (out.numel, in.numel) arrays: one backward walk per output entry,
     each seeded with a one-hot tensor (one row of J per walk)."""
-    rows = [np.zeros((output._data.size, x._data.size)) for x in inputs]
-    seed = np.zeros(output._data.size, output._data.dtype)
-    for r in range(output._data.size):
+    rows = [np.zeros((output.numel(), x.numel())) for x in inputs]
+    seed = np.zeros(output.numel(), output._data.dtype)
+    for r in range(output.numel()):
         seed[:] = 0
         seed[r] = 1
         grads = engine.grad(output, inputs, Tensor._make(seed.reshape(output.shape).copy()),
@@ -149,11 +149,11 @@ def analytical_jacobian(output, inputs, check_grad_dtypes=False):
 
 def _batched_jacobian(output, inputs):
     """The same Jacobian from ONE batched backward walk: all one-hot seeds at once."""
-    n = output._data.size
+    n = output.numel()
     seeds = np.eye(n, dtype=output._data.dtype).reshape((n,) + output.shape)
     grads = engine.grad(output, inputs, Tensor._make(seeds), retain_graph=True,
                         allow_unused=True, is_grads_batched=True)
-    return [np.zeros((n, x._data.size)) if g is None else g._data.reshape(n, -1)
+    return [np.zeros((n, x.numel())) if g is None else g._data.reshape(n, -1)
             for g, x in zip(grads, inputs)]
 
 
@@ -165,7 +165,7 @@ def _forward_jacobians(func, inputs, wanted, batched):
     result = None
     for col, j in enumerate(wanted):
         x = inputs[j]
-        n = x._data.size
+        n = x.numel()
         if batched:
             tangents = [None] * len(inputs)
             tangents[j] = np.eye(n, dtype=x._data.dtype).reshape((n,) + x.shape)
@@ -180,7 +180,7 @@ def _forward_jacobians(func, inputs, wanted, batched):
                 tangents[j] = t.reshape(x.shape)
                 outs = _tensor_outputs(forward_pass(func, inputs, tangents))
                 if cols is None:
-                    cols = [np.zeros((o._data.size, n)) for o in outs]
+                    cols = [np.zeros((o.numel(), n)) for o in outs]
                 for c, o in zip(cols, outs):
                     c[:, e] = tangent_of(o).reshape(-1)
         if result is None:
@@ -419,7 +419,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         grad_outputs = []
         for o in outs:
             v = Tensor._make(rng.uniform(-1, 1, o.shape).astype(
-                o._data.dtype if o._data.dtype.kind == "f" else np.float64))
+                o._data.dtype if o.is_floating_point() else np.float64))
             v.requires_grad = True
             grad_outputs.append(v)
         grad_outputs = tuple(grad_outputs)

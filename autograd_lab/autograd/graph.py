@@ -14,7 +14,7 @@ import weakref
 
 from .. import watch
 from ..engine import reachable
-from ..versions import modified
+from ..versions import check_saved
 from ..modes import state
 from ..recording import FREED, AccumulateGrad, Node as _RecordedNode, edge
 from ..tensor import Tensor
@@ -241,7 +241,7 @@ class NodeMethods:
     def _listed(self):
         """The input positions next_functions lists (see there)."""
         rules = self.op.vjp or (True,) * len(self.next)
-        drop_numbers = self._name in _NUMBER_IS_ATTRIBUTE
+        drop_numbers = self.name() in _NUMBER_IS_ATTRIBUTE
         return tuple(i for i, (rule, a) in enumerate(zip(rules, self.args or self.next))
                      if rule is not None and not (drop_numbers and isinstance(a, (int, float))))
 
@@ -288,20 +288,14 @@ class NodeMethods:
                 return self._saved_value(index)
         if field == "result" and self.op.reads_output:
             return self._saved_value("out")
-        raise AttributeError(f"'{self._name}' object has no attribute '_saved_{field}'")
+        raise AttributeError(f"'{self.name()}' object has no attribute '_saved_{field}'")
 
     def _saved_value(self, where):
         """Saved input ``where`` (or the output, "out") as a recorded tensor, as the backward
         of create_graph=True would see it."""
         if self.freed:
             raise RuntimeError(FREED)
-        if where == "out":
-            if self.overwritten:
-                modified(self.out, self, self.out_box[0], self.out_version)
-        else:
-            a = self.args[where]
-            if a._vbox is not None and a._vbox[0] != (self.versions[where] if self.versions else 0):
-                modified(a._data, a.grad_fn, a._vbox[0], self.versions[where] if self.versions else 0)
+        check_saved(self, where)
         args, y = self.saved(True)
         return y if where == "out" else args[where]
 

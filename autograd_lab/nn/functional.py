@@ -168,7 +168,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     logp = log_softmax(input, dim)
     eps = label_smoothing
     classes = input.shape[dim]
-    if target._data.dtype.kind == "f":                      # probabilities, one per class
+    if target.is_floating_point():                      # probabilities, one per class
         _checked("cross_entropy", input, target, reduction, _SAME_SIZE)
         w = 1 if weight is None else _rules.unsqueeze(_t(_constant(weight, input, "weight")), -1) \
             if dim == 0 else _t(_constant(weight, input, "weight")).reshape((classes,) + (1,) * (input.ndim - 2))
@@ -407,7 +407,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         h, w = (_window_counts(n, o, k, s, p, count_include_pad) for n, o, k, s, p in
                 zip(geo.size, _outputs(geo), geo.kernel, geo.stride, (pad[0] for pad in geo.padding)))
         divisor = np.outer(h, w)
-    if input._data.dtype.kind == "f":
+    if input.is_floating_point():
         divisor = np.asarray(divisor, input._data.dtype)
     return layer_rules.avg_pool2d(input, geo=geo, divisor=divisor)
 
@@ -445,7 +445,7 @@ def adaptive_avg_pool2d(input, output_size):
         return input.mean((-1, -2), keepdim=True)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_size_text(input.shape)}")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for "
                                   f"'{dtypes.scalar_type_name(input._data.dtype)}'")
     dtype = input._data.dtype

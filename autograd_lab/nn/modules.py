@@ -269,7 +269,7 @@ class Module:
                 dtype = a
         if dtype is not None:
             for p in (*self.parameters(), *self.buffers()):
-                if p._data.dtype.kind == "f":
+                if p.is_floating_point():
                     p._data = p._data.astype(dtypes.to_numpy(dtype))
         return self
 

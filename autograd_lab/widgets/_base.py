@@ -172,7 +172,7 @@ def leaf_copy(x):
 def check_input(x, who):
     if not isinstance(x, Tensor):
         raise TypeError(f"{who} needs x as an autograd_lab tensor, got {type(x).__name__}")
-    if x._data.dtype.kind != "f":
+    if not x.is_floating_point():
         raise TypeError(f"{who} needs a floating-point x (only floats have gradients), "
                         f"got dtype {x.dtype}")
 
