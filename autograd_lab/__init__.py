@@ -8,16 +8,16 @@ reads like PyTorch.
     x.grad                                   # tensor([[1., 3.]])
 
 The core, which a reader opens to follow a backward pass: ``tensor.py`` (what a tensor
-is), ``recording.py`` (operations on tensors record nodes), ``rules.py`` (the rules table:
-each op's forward, VJP and JVP), ``engine.py`` (the backward walk) and ``inplace.py``
-(in-place writes, versions, views); beside it ``dtypes``, ``modes``, ``printing``
-(below the tensor), ``checks`` and ``watch`` (hooks and traces: between the tensor and
-the walk).  The shell, built on the core's public
-names: ``creation``, ``devices``, ``more_rules`` (the rules of torch's other tensor
-functions: softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``),
-``functions`` (the ``al.*`` functions),
-``tensor_methods`` (Tensor's methods, installed last), ``func``, ``autograd/``, ``nn/``,
-``optim``, ``utils`` (datasets and loaders), ``viz`` (pictures) and ``widgets`` (explorers).
+is), ``recording.py`` (an operation on tensors records a node), ``rules.py`` (the rules
+table: each row's forward, VJP and JVP), ``engine.py`` (the backward walk) and
+``inplace.py`` (in-place writes and views); the optional machinery recording calls
+(``versions``, ``saved``, ``forward_mode``, ``watch``) and, below it all, ``dtypes``,
+``modes``, ``printing``, ``checks``.  The shell, built on the core's public names:
+``creation``, ``devices``, ``more_rules`` (the rows of torch's other tensor functions:
+softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``functions`` (the ``al.*``
+functions), ``tensor_methods`` (Tensor's other methods, installed last), ``batching``
+(``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim``, ``utils`` (datasets and
+loaders), ``viz`` (pictures) and ``widgets`` (explorers).
 """
 from . import dtypes as _dtypes
 from .creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, Generator,
