@@ -44,6 +44,7 @@ from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_m
 from .tensor import Tensor
 from . import methods as _methods  # noqa: F401  (installs Tensor's methods)
 from . import autograd, nn, optim, utils  # noqa: E402
+from .error_finder import explain  # noqa: E402  (the book's page of errors, for a message)
 
 dtype = _dtypes.dtype
 float32 = float = _dtypes.float32
