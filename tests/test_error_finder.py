@@ -235,6 +235,28 @@ def test_explain_says_so_when_nothing_matches():
                            "(book/errors.ipynb) matches this text.")
 
 
+def test_explain_after_a_cell_raised_in_a_jupyter_kernel():
+    """In the kernel JupyterLab runs (ipykernel): a cell raises, the next cell's
+    al.explain() prints the entry of that error."""
+    manager = pytest.importorskip("jupyter_client.manager")
+    km, kc = manager.start_new_kernel(kernel_name="python3", cwd=str(ROOT))
+    try:
+        def run(code):
+            printed = []
+            reply = kc.execute_interactive(code, timeout=60, output_hook=lambda msg: printed.append(
+                msg["content"].get("text", "")) if msg["msg_type"] == "stream" else None)
+            return reply["content"]["status"], "".join(printed)
+        assert run("import autograd_lab as al")[0] == "ok"
+        assert run("w = al.tensor([1., 2.], requires_grad=True)\nw[0] = 0.")[0] == "error"
+        status, text = run("al.explain()")
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert status == "ok"
+    assert "explains it: a view of a leaf Variable that requires grad…" in text
+    assert "#err-view-leaf" in text and "Why: `w[0]` is a view" in text
+
+
 def test_the_package_reads_its_index_without_the_repository(tmp_path):
     """The index is package data (pyproject.toml), read from the package's folder: a copy
     of the package alone, away from the repository, explains a message."""
@@ -361,24 +383,3 @@ def test_the_box_lists_the_entries_of_a_pasted_traceback_and_says_when_nothing_m
     finally:
         context.close()
 
-
-def test_explain_after_a_cell_raised_in_a_jupyter_kernel():
-    """In the kernel JupyterLab runs (ipykernel): a cell raises, the next cell's
-    al.explain() prints the entry of that error."""
-    manager = pytest.importorskip("jupyter_client.manager")
-    km, kc = manager.start_new_kernel(kernel_name="python3", cwd=str(ROOT))
-    try:
-        def run(code):
-            printed = []
-            reply = kc.execute_interactive(code, timeout=60, output_hook=lambda msg: printed.append(
-                msg["content"].get("text", "")) if msg["msg_type"] == "stream" else None)
-            return reply["content"]["status"], "".join(printed)
-        assert run("import autograd_lab as al")[0] == "ok"
-        assert run("w = al.tensor([1., 2.], requires_grad=True)\nw[0] = 0.")[0] == "error"
-        status, text = run("al.explain()")
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
-    assert status == "ok"
-    assert "explains it: a view of a leaf Variable that requires grad…" in text
-    assert "#err-view-leaf" in text and "Why: `w[0]` is a view" in text

@@ -3,7 +3,8 @@
 the errors page: the test data of the error finder (autograd_lab/explain.py and its twin
 in the page, tools/sphinxext/error_finder.js).
 
-    python3 tools/capture_errors.py [--python .venv-frameworks/bin/python]
+    python3 tools/capture_errors.py [--python .venv-frameworks/bin/python] [label ...]
+    python3 tools/capture_errors.py --check    # write nothing: are the stored messages current?
 
 Each program ``tests/error_messages/<entry label>/<framework>[-variant].py`` is a few lines
 that make the error of that entry in that framework (a framework without such an error has
@@ -22,6 +23,7 @@ The files are committed; tests/test_error_finder.py checks that each one leads t
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -79,12 +81,19 @@ def run(python, args, **kw):
     return done
 
 
-def capture(python, program, notebook_site):
+def capture(python, program, notebook_site, check=False):
+    """Run one program; write what it printed (or, with ``check``, compare its message with
+    the stored one: None when equal, else a line saying how they differ)."""
     name = program.relative_to(PROGRAMS).with_suffix("").as_posix()
     done = run(python, ["-c", MESSAGE, str(program)])
     if done.returncode != 0 or "\x00" not in done.stdout:
         raise SystemExit(f"{name}: no message\n{done.stderr[-2000:]}")
-    program.with_suffix(".txt").write_text(done.stdout.split("\x00", 1)[1], encoding="utf-8")
+    said = done.stdout.split("\x00", 1)[1]
+    if check:
+        stored = program.with_suffix(".txt").read_text(encoding="utf-8")
+        here = re.compile(r"/\S*?/(?=tests/error_messages/)")      # the clone's folder may differ
+        return None if here.sub("", said) == here.sub("", stored) else f"{name}: now\n  {said.strip()}\nstored\n  {stored.strip()}"
+    program.with_suffix(".txt").write_text(said, encoding="utf-8")
     if name in TRACEBACKS:
         # -P: the program's folder is not put first on sys.path (its jax.py would hide jax)
         script = run(python, ["-P", str(program)])
@@ -100,6 +109,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", default=ROOT / ".venv-frameworks" / "bin" / "python",
                         help="the frameworks' environment (torch, tensorflow, jax)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; compare each message with the stored one")
     parser.add_argument("only", nargs="*", help="entry labels or label/framework names to capture")
     args = parser.parse_args()
     site = sysconfig.get_paths(vars={"base": str(ROOT / ".venv"), "platbase": str(ROOT / ".venv")})["purelib"]
@@ -107,6 +118,10 @@ def main():
     if args.only:
         programs = [p for p in programs if p.parent.name in args.only
                     or p.relative_to(PROGRAMS).with_suffix("").as_posix() in args.only]
+    if args.check:
+        differ = [d for d in (capture(args.python, p, site, check=True) for p in programs) if d]
+        print("\n".join(differ) or f"the {len(programs)} stored messages are what the programs print now")
+        return 1 if differ else 0
     for program in programs:
         print(capture(args.python, program, site), flush=True)
 

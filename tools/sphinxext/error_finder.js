@@ -114,16 +114,16 @@ function mount(box, index) {
     const read = find.messageOf(text).split("\n").find((line) => /\S/.test(line)) || "";
     const shown = read.length > 140 ? `${read.slice(0, 137)}…` : read;
     const found = find.match(text);
-    const quoted = shown ? [" the message “", el("span", {class: "al-found-read", text: shown}), "”"] : [];
+    const quoted = (what) => (shown ? [` the ${what} “`, el("span", {class: "al-found-read", text: shown}), "”"] : []);
     if (!found.length) {
-      status.replaceChildren(el("strong", {text: "No entry matches"}), ...quoted,
+      status.replaceChildren(el("strong", {text: "No entry matches"}), ...quoted("text"),
         ". This page has the errors and warnings of autograd in PyTorch's words, and JAX's and",
         " TensorFlow's where they have the same error; the book's search finds other words.");
       return;
     }
     const tied = found.length > 1 && found[1].entry.message === found[0].entry.message;
     status.replaceChildren(el("strong", {text: found.length === 1 ? "1 entry matches" : `${found.length} entries match`}),
-      ...quoted, found.length > 1 ? ", best first" : "", ".",
+      ...quoted("message"), found.length > 1 ? ", best first" : "", ".",
       tied ? " The first two have this same message: read both." : "");
     for (const {score, entry} of found) {
       list.append(el("li", {"data-label": entry.label, "data-score": String(score)},
