@@ -9,11 +9,11 @@ that it equals what the page generates now.
 The matcher, the same in the book's page (tools/sphinxext/error_finder.js takes these steps
 with the RULES below, which travel in the index):
 
-1. **The message.**  Of a traceback, the last exception or warning line (``HEADER``; a
-   warning printed with its file name and line counts too) and the lines after it, up to
-   an indented line or a line that starts a traceback's part (``STOP``): file paths, the
-   user's code and the frames above are left out.  Text with no such line is taken whole,
-   without its frame lines and indented code lines.
+1. **The message.**  Of a traceback, the last exception or warning line (rule "header";
+   a warning printed after its file name and line counts too) and the lines after it, up
+   to an indented line or a line that starts a traceback's part (rule "stop"): file
+   paths, the user's code and the frames above are left out.  Text with no such line is
+   taken whole (less its common indent), without its frames and indented code lines.
 2. **Words.**  Paths, addresses and ordinals are dropped, a node name (``SqrtBackward0``)
    becomes one placeholder, digits go, then the words are the runs of letters
    (``requires_grad`` is one word), lower-cased, without a short list of little words and
@@ -56,6 +56,7 @@ RULES = {
     # each starts where a word does, so that a long paste without spaces stays quick
     "drop": [r"(?<!\S)\S*[\\/]\S*", r"\b\d+(?:st|nd|rd|th)\b"],
     "node": r"(?<![A-Za-z])[A-Za-z]+Backward\d*",                   # SqrtBackward0, MulBackward
+    "node_as": "backwardnode",                                    # ... become this word
     "word": r"[A-Za-z]+(?:_[A-Za-z]+)*",
     "little": ["a", "an", "and", "are", "as", "at", "be", "been", "by", "for", "if", "in",
                "is", "it", "its", "of", "on", "or", "please", "that", "the", "this", "to",
@@ -65,7 +66,6 @@ RULES = {
     "near": 0.6,
     "most": 5,
 }
-NODE = "backwardnode"          # what a node's name becomes
 WIDTH = 88                     # explain()'s paragraphs
 
 
@@ -94,7 +94,7 @@ def words(text, rules=RULES):
     """The words that take part in the comparison, in order."""
     for pattern in rules["drop"]:
         text = _re(pattern).sub(" ", text)
-    text = _re(rules["node"]).sub(" " + NODE + " ", text)
+    text = _re(rules["node"]).sub(f" {rules['node_as']} ", text)
     text = _re(r"\d").sub("", text)
     little = set(rules["little"])
     found = [w.lower() for w in _re(rules["word"]).findall(text)]

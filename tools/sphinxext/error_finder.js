@@ -34,7 +34,7 @@ function messageOf(text, rules) {
 
 function words(text, rules) {
   for (const pattern of rules.drop) text = text.replace(re(pattern, "g"), " ");
-  text = text.replace(re(rules.node, "g"), " backwardnode ").replace(/\d/g, "");
+  text = text.replace(re(rules.node, "g"), ` ${rules.node_as} `).replace(/\d/g, "");
   const little = new Set(rules.little);
   return (text.match(re(rules.word, "g")) || []).map((w) => w.toLowerCase())
     .filter((w) => !little.has(w) && w.length > 1);
