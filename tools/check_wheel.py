@@ -12,6 +12,7 @@ first program and give one explorer's page bundle, its view module read from the
 installed files.  The sdist must hold every file the wheel holds.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -57,7 +58,12 @@ def main():
     with tempfile.TemporaryDirectory(prefix="autograd_lab-wheel-") as tmp:
         tmp = Path(tmp)
         dist = tmp / "dist"
-        run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", dist, ROOT])
+        leftover = not (ROOT / "build").exists()       # setuptools' scratch folder
+        try:
+            run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", dist, ROOT])
+        finally:
+            if leftover:
+                shutil.rmtree(ROOT / "build", ignore_errors=True)
         wheel, = dist.glob("*.whl")
         sdist, = dist.glob("*.tar.gz")
         in_wheel = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("autograd_lab/")}
