@@ -349,8 +349,8 @@ def _(ns):
     return "predict x.grad", [Ask("x.grad", answer, mistakes=[
         Mistake(y, "That is y, the value 2ᵏx; its derivative is 2ᵏ in every entry.",
                 see("03", "A tensor that doubles until it is large")),
-        Mistake(answer * (x != 0), "The entry x₃ = 0 still gets 2ᵏ: the derivative of 2ᵏx₃ "
-                "does not depend on x₃.", see("03", "A tensor that doubles until it is large")),
+        Mistake(answer * (x != 0), "The entry x₂ = 0 still gets 2ᵏ: the derivative of 2ᵏx₂ "
+                "does not depend on x₂.", see("03", "A tensor that doubles until it is large")),
         Mistake(al.ones(3) * 2.0 ** (k - 1), "Count again: the loop stops at the first k with "
                 "|y| ≥ 1000, and 2¹⁰ · 0.5 = 512 is not there yet.",
                 see("03", "A tensor that doubles until it is large")),
@@ -478,9 +478,10 @@ def _(ns):
         Ask("Reverse mode is cheaper by a factor of about", passes / (walks + rev.forward),
             rtol=0.35, atol=0, example="50", mistakes=[
                 Mistake((walks + rev.forward) / passes, "Reverse mode is the cheaper one here: "
-                        "4 passes against 1000.", cost),
-                Mistake(1, "A walk costs about a forward pass, but there are 1000 passes against "
-                        "4 here.", cost),
+                        "1 call of the function + 3 walks = 4 passes, against 1000 forward-mode "
+                        "passes.", cost),
+                Mistake(1, "A walk costs about a forward pass, but forward mode makes 1000 passes "
+                        "where reverse mode makes 1 + 3 = 4.", cost),
             ]),
     ]
 
