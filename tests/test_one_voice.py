@@ -41,8 +41,46 @@ PAGES = toc_pages()
 LOOKUP_PAGES = {"errors", "glossary"}       # looked up, not read through
 NOTATION = "intro.md#notation"
 
-# page stem -> {check: what is left to do}; the owners of these pages empty it
+# page stem -> {check: what is left to do}; the owners of these pages empty it.
+# `python tests/test_one_voice.py [page ...]` lists every finding, these included.
 KNOWN_FAILURES = {
+    "02_masks_where_select_cond": {
+        "notation link": "no link to the Notation section",
+        "first use": "18 terms used first without a link",
+    },
+    "02b_masks_in_practice": {
+        "notation link": "no link to the Notation section",
+        "first use": "12 terms used first without a link",
+    },
+    "03_backward_gradient_seed": {
+        "notation": "y_1 = x_1 + 3x_2 (cell 16), f(x_1, x_2, x_3) (cell 33), "
+                    "avg = (l_1 + l_2)/2 (cell 45) count from 1",
+        "notation link": "no link to the Notation section",
+        "glue": "15 printed numbers typed into the prose",
+        "first use": "17 terms used first without a link",
+    },
+    "04_grad_outputs": {
+        "notation link": "no link to the Notation section",
+        "glue": "16 printed numbers typed into the prose",
+        "first use": "25 terms used first without a link",
+    },
+    "05_reconstructing_the_jacobian": {
+        "notation": "tanh(W_2 tanh(W_1 x)) (cell 36) counts from 1",
+        "notation link": "no link to the Notation section",
+        "glue": "21 printed numbers typed into the prose",
+        "first use": "20 terms used first without a link",
+    },
+    "05b_what_backward_keeps": {
+        "notation link": "no link to the Notation section",
+        "glue": "1.5 (cell 46) typed into the prose",
+        "first use": "18 terms used first without a link",
+    },
+    "06_inside_autograd_lab": {
+        "notation link": "no link to the Notation section",
+        "glue": "8 printed numbers typed into the prose ([9, 36] and [18, 72] of "
+                "'the walk, line by line' among them)",
+        "first use": "20 terms used first without a link",
+    },
 }
 
 
@@ -154,7 +192,8 @@ def test_indices_count_from_0_in_math_as_in_code(path):
 
 
 @pytest.mark.parametrize("path", cases("notation link", [pc for pc in PAGES
-                                                          if pc[1].stem != "intro"]))
+                                                          if pc[1].stem not in
+                                                          ("intro", "errors")]))
 def test_every_page_links_to_the_notation_section(path):
     links = [h for p in paras(path) for h in p.links() if h.endswith(NOTATION)]
     assert links, f"{path.name}: no link to {NOTATION}"
@@ -423,3 +462,21 @@ def test_the_introductions_map_lists_every_page_of_the_toc_in_order():
         if p.section == "Map of the book" and not p.heading:
             listed += [h.split("#")[0].rsplit(".", 1)[0] for h in p.links()[:1]]
     assert listed == [path.stem for _, path in PAGES if path.stem != "intro"]
+
+
+if __name__ == "__main__":          # every finding of the page checks, allowed ones too
+    import sys
+    wanted = sys.argv[1:]
+    for _, path in PAGES:
+        if wanted and not any(path.stem.startswith(w) for w in wanted):
+            continue
+        found = {"notation": one_based(path),
+                 "glue": unglued_numbers(path) if path.suffix == ".ipynb" else [],
+                 "first use": (unlinked_first_uses(path)
+                               if path.stem not in LOOKUP_PAGES else [])}
+        if path.stem not in ("intro", "errors") and not any(
+                h.endswith(NOTATION) for p in paras(path) for h in p.links()):
+            found["notation link"] = [f"no link to {NOTATION}"]
+        for check, lines in found.items():
+            for line in lines:
+                print(f"{path.stem} [{check}] {line}")
