@@ -480,3 +480,63 @@ if __name__ == "__main__":          # every finding of the page checks, allowed 
         for check, lines in found.items():
             for line in lines:
                 print(f"{path.stem} [{check}] {line}")
+
+
+# -- the checks themselves, on small pages that hold the issue's examples ---------------
+def notebook(tmp_path, *cells, name="99_page.ipynb"):
+    """A notebook of (kind, source[, output]) cells, written to tmp_path."""
+    import json
+    out = []
+    for kind, source, *printed in cells:
+        cell = {"cell_type": kind, "metadata": {}, "source": source}
+        if kind == "code":
+            cell["outputs"] = [{"output_type": "stream", "name": "stdout",
+                                "text": printed[0] if printed else ""}]
+        out.append(cell)
+    path = tmp_path / name
+    path.write_text(json.dumps({"cells": out, "metadata": {}, "nbformat": 4,
+                                "nbformat_minor": 5}), encoding="utf-8")
+    return path
+
+
+def test_the_notation_check_catches_sums_and_subscripts_that_count_from_1(tmp_path):
+    old_01 = notebook(tmp_path, ("markdown", "## The chain rule\n\n"
+                                 "$$\\frac{\\partial L}{\\partial W_k} = \\sum_{i=1}^{2} d_i$$"),
+                      ("markdown", "With $z_1 = 0.1$ and $z_2 = 0.2$."))
+    assert [f.split(": ", 1)[1][:12] for f in one_based(old_01)] == ["a sum from 1", "$z_1$ counts"]
+    excused = notebook(tmp_path, ("markdown", "## Two layers\n\n$\\tanh(W_2 \\tanh(W_1 x))$, "
+                                  "[numbered from 1](intro.md#notation) as in the paper."),
+                       name="98_page.ipynb")
+    lone = notebook(tmp_path, ("markdown", "Entry 1 moves towards $y_1 = -2$."),
+                    name="97_page.ipynb")
+    assert one_based(excused) == [] and one_based(lone) == []
+
+
+def test_the_glue_check_catches_a_printed_number_typed_into_the_prose(tmp_path):
+    """Chapter 06's walk, line by line: the text said [9, 36] and [18, 72] beside a cell
+    that printed something else."""
+    old_06 = notebook(tmp_path, ("code", "x.grad", "tensor([ 9., 36.])\n"),
+                      ("markdown", "Two walks left twice [9, 36] in `x.grad`: [18, 72]."))
+    assert [f.split(" in “")[0] for f in unglued_numbers(old_06)] == ["cell 1 line 1: 36"]
+    glued = notebook(tmp_path, ("code", "x.grad", "tensor([ 9., 36.])\n"),
+                     ("markdown", "One walk left {glue:text}`g1` in `x.grad`."),
+                     name="98_page.ipynb")
+    by_hand = notebook(tmp_path, ("markdown", "By hand, $9 x^2$ is $[9, 36]$ at $x = [1, 2]$."),
+                       ("code", "x.grad", "tensor([ 9., 36.])\n"),
+                       ("code", "assert x.grad.tolist() == [9, 36]"), name="97_page.ipynb")
+    not_asserted = notebook(tmp_path, ("markdown", "By hand, $9 x^2$ is $[9, 36]$."),
+                            ("code", "x.grad", "tensor([ 9., 36.])\n"), name="96_page.ipynb")
+    assert unglued_numbers(glued) == [] and unglued_numbers(by_hand) == []
+    assert len(unglued_numbers(not_asserted)) == 1
+
+
+def test_the_first_use_check_wants_a_link_where_a_term_first_appears(tmp_path):
+    old = notebook(tmp_path, ("markdown", "The loss falls."), ("code", "x.requires_grad_()"))
+    assert [f.split("“")[1].split("”")[0] for f in unlinked_first_uses(old)] == \
+        ["Loss", "`requires_grad_()`"]
+    linked = notebook(tmp_path, ("markdown", "The [loss](glossary.md#loss) falls; copies are "
+                                 "made as in [chapter 01](01_autograd_in_one_sitting.ipynb"
+                                 "#cutting-the-graph-detach-no_grad-and-python-control-flow)."),
+                      ("code", "x.requires_grad_()"), ("markdown", "The loss falls again."),
+                      name="98_page.ipynb")
+    assert unlinked_first_uses(linked) == []
