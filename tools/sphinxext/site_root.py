@@ -18,7 +18,6 @@ PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <link rel="icon" href="{icon}">
-<link rel="canonical" href="{first}">
 <meta http-equiv="Refresh" content="0; url={first}">
 </head>
 <body>
