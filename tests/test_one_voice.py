@@ -44,37 +44,6 @@ NOTATION = "intro.md#notation"
 # page stem -> {check: what is left to do}; the owners of these pages empty it.
 # `python tests/test_one_voice.py [page ...]` lists every finding, these included.
 KNOWN_FAILURES = {
-    "02_masks_where_select_cond": {
-        "notation link": "no link to the Notation section",
-        "first use": "18 terms used first without a link",
-    },
-    "02b_masks_in_practice": {
-        "notation link": "no link to the Notation section",
-        "first use": "12 terms used first without a link",
-    },
-    "03_backward_gradient_seed": {
-        "notation": "y_1 = x_1 + 3x_2 (cell 16), f(x_1, x_2, x_3) (cell 33), "
-                    "avg = (l_1 + l_2)/2 (cell 45) count from 1",
-        "notation link": "no link to the Notation section",
-        "glue": "15 printed numbers typed into the prose",
-        "first use": "17 terms used first without a link",
-    },
-    "04_grad_outputs": {
-        "notation link": "no link to the Notation section",
-        "glue": "16 printed numbers typed into the prose",
-        "first use": "25 terms used first without a link",
-    },
-    "05_reconstructing_the_jacobian": {
-        "notation": "tanh(W_2 tanh(W_1 x)) (cell 36) counts from 1",
-        "notation link": "no link to the Notation section",
-        "glue": "21 printed numbers typed into the prose",
-        "first use": "20 terms used first without a link",
-    },
-    "05b_what_backward_keeps": {
-        "notation link": "no link to the Notation section",
-        "glue": "1.5 (cell 46) typed into the prose",
-        "first use": "18 terms used first without a link",
-    },
     "06_inside_autograd_lab": {
         "notation link": "no link to the Notation section",
         "glue": "8 printed numbers typed into the prose ([9, 36] and [18, 72] of "
