@@ -258,9 +258,9 @@ def test_explain_after_a_cell_raised_in_a_jupyter_kernel():
 
 
 def test_the_package_reads_its_index_without_the_repository(tmp_path):
-    """The index is package data (pyproject.toml), read from the package's folder: a copy
-    of the package alone, away from the repository, explains a message."""
-    assert '"autograd_lab" = ["errors_index.json"]' in (ROOT / "pyproject.toml").read_text()
+    """The index is read from the package's folder: a copy of the package alone, away from
+    the repository, explains a message.  (tools/check_wheel.py, in CI, does the same with
+    the built wheel installed.)"""
     import shutil
     shutil.copytree(ROOT / "autograd_lab", tmp_path / "autograd_lab",
                     ignore=shutil.ignore_patterns("__pycache__"))
