@@ -113,20 +113,27 @@ globalThis.alAnswers = (() => {
     setCount(here.count, done, boxes.length, `Solved here: ${done} of ${boxes.length}.`);
   }
 
-  // the intro's map of the chapters: how many of each chapter's exercises are solved
+  // the chapter a link leads to ("00_first_gradient" of "00_first_gradient.html#x")
+  const chapterOf = (link) => link && decodeURIComponent(link.getAttribute("href").split("#")[0]
+    .split("/").pop()).replace(/\.(html|ipynb)$/, "");
+
+  // the intro's map of the chapters (the section of the first page whose list links to the
+  // most chapters with exercises): how many of each chapter's exercises are solved
   function intro() {
-    const section = document.getElementById("map-of-the-chapters");
     const data = document.getElementById("al-exercises");
-    if (!section || !data) return;
+    if (!data) return;
     const exercises = JSON.parse(data.textContent);
+    const items = (section) => Array.from(section.querySelectorAll(":scope > ul > li"))
+      .filter((item) => exercises[chapterOf(item.querySelector("a[href]"))]);
+    const section = Array.from(document.querySelectorAll("article section"))
+      .reduce((best, s) => (items(s).length > (best ? items(best).length : 0) ? s : best), null);
+    if (!section) return;
     const all = readAll();
     let done = 0, total = 0;
-    for (const item of section.querySelectorAll("li")) {
+    for (const item of items(section)) {
       const link = item.querySelector("a[href]");
-      const name = link && decodeURIComponent(link.getAttribute("href").split("#")[0].split("/").pop())
-        .replace(/\.(html|ipynb)$/, "");
+      const name = chapterOf(link);
       const titles = exercises[name];
-      if (!titles || !titles.length) continue;
       const kept = all[name] || {};
       const solvedHere = titles.filter((t) => kept[t] && Array.isArray(kept[t].kinds)
         && solved(kept[t].kinds, kept[t].kinds.length)).length;
