@@ -45,6 +45,7 @@ from .tensor import Tensor
 from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor's methods)
 from .batching import vmap
 from . import autograd, nn, optim, utils  # noqa: E402
+from .error_finder import explain  # noqa: E402  (the book's page of errors, for a message)
 
 dtype = _dtypes.dtype
 float32 = float = _dtypes.float32

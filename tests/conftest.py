@@ -29,7 +29,8 @@ def _html_problem():
     if not index.exists():
         return f"no built book at {HTML}; {BUILD_HINT}"
     built = index.stat().st_mtime
-    sources = [ROOT / "_config.yml", toc_path(), *sorted((ROOT / "book" / "_static").iterdir())]
+    sources = [ROOT / "_config.yml", toc_path(), *sorted((ROOT / "book" / "_static").iterdir()),
+               ROOT / "book" / "errors_elsewhere.toml"]     # the page of errors' index reads it
     sources += [s for s in map(source_of, toc_docnames()) if s is not None]
     stale = [s.name for s in sources if s.stat().st_mtime > built]
     if stale:

@@ -72,7 +72,7 @@ EXPLORERS = [
 # Every explorer of the book, with the change the benchmark times on it (bench_explorers.py):
 # an arrow key on a slider where there is one, else a button or a typed number.
 BENCH = [
-    (Book("01_autograd_in_one_sitting", "explorer"), Control("arrow", "param-0", "ArrowRight")),
+    (Book("01b_the_chain_rule_in_numbers", "explorer"), Control("arrow", "param-0", "ArrowRight")),
     (Book("02_masks_where_select_cond", "explorer"), Control("arrow", "threshold", "ArrowRight")),
     (Book("02_masks_where_select_cond", "pitfall", index=1), Control("arrow", "threshold", "ArrowRight")),
     (EXPLORERS[0], Control("arrow", "seed-0", "ArrowRight")),

@@ -1,4 +1,4 @@
-"""Chapter 1's GraphExplorer as readers use it: in the built page (no kernel: each slider
+"""Chapter 01b's GraphExplorer as readers use it: in the built page (no kernel: each slider
 snaps to the values whose states were computed when the book was built) and in
 JupyterLab (a real kernel), every number drawn checked against autograd_lab.
 
@@ -16,7 +16,7 @@ from explorer_driver import (axe_violations, WINDOW, Book, Control, View, assert
                              lab_views, open_page, page_view, record_messages, run_all_in_lab)
 
 pytestmark = pytest.mark.browser
-BOOK = Book("01_autograd_in_one_sitting", "explorer")
+BOOK = Book("01b_the_chain_rule_in_numbers", "explorer")
 NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:e-?\d+)?|nan|-?inf")
 
 

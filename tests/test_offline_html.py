@@ -133,6 +133,28 @@ def test_every_page_has_title_favicon_logo_and_search(built_html, book_pages):
     assert (built_html / "search.html").is_file() and (built_html / "searchindex.js").is_file()
 
 
+def test_the_site_root_redirects_to_the_first_page_with_the_books_favicon(built_html,
+                                                                          book_pages):
+    """The root page (index.html) is what a browser opens first: without its own
+    <link rel="icon"> the browser asks for /favicon.ico, a 404 in the console."""
+    doc = soup(built_html / "index.html")
+    icon = doc.find("link", rel="icon")
+    assert icon is not None, "index.html names no favicon"
+    assert (built_html / icon["href"]).resolve().is_file(), icon["href"]
+    refresh = doc.find("meta", attrs={"http-equiv": "Refresh"})
+    assert refresh is not None and refresh["content"].endswith(f"url={book_pages[0]}")
+    assert doc.find("a", href=book_pages[0]) is not None, "no link to follow by hand"
+    assert "autograd_lab" in doc.title.get_text()
+
+
+def test_the_footer_shows_no_year_that_can_go_stale(built_html, book_pages):
+    for name in book_pages:
+        footer = soup(built_html / name).find("footer", class_="bd-footer-content")
+        assert footer is not None, name
+        text = footer.get_text(" ", strip=True)
+        assert "©" not in text and not re.search(r"\b(19|20)\d\d\b", text), f"{name}: {text}"
+
+
 def test_intro_page_carries_the_short_description(built_html, book_pages):
     doc = soup(built_html / book_pages[0])
     meta = doc.find("meta", attrs={"name": "description"})

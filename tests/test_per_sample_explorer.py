@@ -126,14 +126,18 @@ def test_its_page_bundle_and_picture_carry_the_numbers():
     assert "row 2 = [-0.1432, -0.0159, -0.0795]" in bundle["text/plain"]
 
 
-def close(page, kernel, where, digits=True):
+def close(page, kernel, where, digits=True, reorder=0.0):
     """The page's numbers are the kernel's: within a few float32 ulps of the largest entry
-    of each quantity, and (``digits``) the same digits where the view shows them."""
+    of each quantity, and (``digits``) the same digits where the view shows them.
+    ``reorder``: how far z may move when BLAS adds the dot products of W @ x.t() in another
+    order (the page's note says so); z may differ by that, what follows from z by as much
+    relative to its size (sigmoid and its slope change by at most |dz| relatively)."""
     for name in SHOWN:
         got = np.asarray(page[name], dtype=np.float32).reshape(-1)
         want = np.asarray(kernel[name], dtype=np.float32).reshape(-1)
         scale = max(float(np.abs(want).max()), 1e-30)
-        assert np.abs(got - want).max() <= 1e-5 * scale, f"{where}, {name}: {got} != {want}"
+        slack = reorder if name == "z" else 4 * reorder * scale
+        assert np.abs(got - want).max() <= 1e-5 * scale + slack, f"{where}, {name}: {got} != {want}"
         if digits:
             assert [viz.num(float(v)) for v in got] == [viz.num(float(v)) for v in want], f"{where}, {name}"
 
@@ -161,7 +165,8 @@ def test_the_page_answers_every_message_as_the_kernel_does(tmp_path):
 
 def test_the_pages_float32_formula_is_autograd_labs_on_random_inputs(tmp_path):
     """Seeded random weights, inputs and targets, small to ±1e6: the page draws the
-    kernel's numbers, digit for digit, or (where the last bit of float32's exp decides a
+    kernel's numbers, digit for digit, or (where the last bit of float32's exp, or the order
+    of a dot product whose terms cancel, decides a
     shown digit) the same numbers to a few ulps, with a note saying a last digit may differ."""
     ex = explorer()
     rng = np.random.default_rng(7)
@@ -186,13 +191,16 @@ def test_the_pages_float32_formula_is_autograd_labs_on_random_inputs(tmp_path):
         assert last["note"] in (None, LAST_BIT), last["note"]
         with np.errstate(all="ignore"):
             r = gradients(W, x, y, bias, sample)
-        close(last, {k: getattr(r, k) for k in SHOWN}, f"case {t}", digits=last["note"] is None)
+        noted = last["note"] is not None         # the most another order of each z's sum can move it
+        reorder = 2 * 2.0 ** -24 * float(np.abs(x * W).sum(axis=1).max()) if noted else 0.0
+        close(last, {k: getattr(r, k) for k in SHOWN}, f"case {t}", digits=not noted, reorder=reorder)
         exact += last["note"] is None
     assert exact >= 120, f"only {exact} of {len(cases)} cases drawn without the note"
+    print(f"{exact} of {len(cases)} drawn without the note")
 
 
-LAST_BIT = ("Some last digits here depend on the last bit of float32's exp, which libraries and "
-            "CPUs round differently: the notebook's may differ by one.")
+LAST_BIT = ("Some last digits here depend on how float32 rounds exp or a sum whose terms cancel, "
+            "which libraries and CPUs do differently: the notebook's may differ in the last digit.")
 
 
 def test_ordinary_inputs_are_drawn_not_refused(tmp_path):

@@ -14,7 +14,7 @@ import autograd_lab as al
 from .exercise import AnswerBox, Ask, Mistake
 
 CH = {"00": "00_first_gradient", "01": "01_autograd_in_one_sitting",
-      "02": "02_masks_where_select_cond", "02b": "02b_masks_in_practice",
+      "01b": "01b_the_chain_rule_in_numbers", "02": "02_masks_where_select_cond", "02b": "02b_masks_in_practice",
       "03": "03_backward_gradient_seed", "04": "04_grad_outputs",
       "05": "05_reconstructing_the_jacobian", "05b": "05b_what_backward_keeps",
       "06": "06_inside_autograd_lab"}
@@ -102,33 +102,6 @@ def _(ns):
 # -- 01: autograd in one sitting -----------------------------------------------------------
 @exercise("01.1")
 def _(ns):
-    b_grad, x, p = ns["post_b_grad"], ns["x"], ns["y_pred"].detach()
-    return "predict the post's W.grad", [Ask("The post's W.grad", ns["predicted_W_grad"], mistakes=[
-        Mistake(ns["W_grad_implicit"], "That is this chapter's W.grad, for its own W and b; "
-                "the post's b.grad gives the post's.", see("01", "The chain rule with the actual numbers")),
-        Mistake(b_grad[:, :1] @ x[:1], "Both outputs reach W: dL/dW = (dL/dz) x sums over "
-                "both entries of b.grad, not the first one alone.",
-                see("01", "Each node sends a vector-Jacobian product")),
-        Mistake((b_grad * p * (1 - p)) @ x, "b.grad already is dL/dz, past the sigmoid: do not "
-                "multiply by σ'(z) = p(1 - p) again.", see("01", "The chain rule with the actual numbers")),
-    ])]
-
-
-@exercise("01.2")
-def _(ns):
-    p, ones = ns["p"], ns["ones"]
-    return "predict b.grad", [Ask("b.grad", ns["predicted_b_grad"], mistakes=[
-        Mistake(-(ones - p), "The chain rule goes on through the sigmoid: multiply by its "
-                "derivative p(1 - p).", see("01", "The chain rule with the actual numbers")),
-        Mistake(-2 * (ones - p) * p * (1 - p), "The loss is the sum over 2: its ½ cancels the 2 "
-                "of the square.", see("01", "The chain rule with the actual numbers")),
-        Mistake(ns["g_z"], "That is the old b.grad: the first target changed from 0 to 1, so "
-                "its entry (y - p) changes sign.", see("01", "The chain rule with the actual numbers")),
-    ])]
-
-
-@exercise("01.3")
-def _(ns):
     layer, W, b, base = ns["layer"], ns["W"], ns["b"], ns["W_grad_implicit"]
 
     def multiple(calls, zero_after=None):
@@ -162,7 +135,7 @@ def _(ns):
     ]
 
 
-@exercise("01.4")
+@exercise("01.2")
 def _(ns):
     layer, W, b, base = ns["layer"], ns["W"], ns["b"], ns["W_grad_implicit"]
     Wc, bc = leaf(W), leaf(b)
@@ -191,6 +164,34 @@ def _(ns):
                         see("01", "Cutting the graph: `detach`, `no_grad`, and Python control flow")),
             ]),
     ]
+
+
+# -- 01b: the chain rule in numbers --------------------------------------------------------
+@exercise("01b.1")
+def _(ns):
+    b_grad, x, p = ns["post_b_grad"], ns["x"], ns["y_pred"].detach()
+    return "predict the post's W.grad", [Ask("The post's W.grad", ns["predicted_W_grad"], mistakes=[
+        Mistake(ns["W_grad_implicit"], "That is this page's W.grad, for its own W and b; "
+                "the post's b.grad gives the post's.", see("01b", "The chain rule with the actual numbers")),
+        Mistake(b_grad[:, :1] @ x[:1], "Both outputs reach W: dL/dW = (dL/dz) x sums over "
+                "both entries of b.grad, not the first one alone.",
+                see("01b", "Each node sends a vector-Jacobian product")),
+        Mistake((b_grad * p * (1 - p)) @ x, "b.grad already is dL/dz, past the sigmoid: do not "
+                "multiply by σ'(z) = p(1 - p) again.", see("01b", "The chain rule with the actual numbers")),
+    ])]
+
+
+@exercise("01b.2")
+def _(ns):
+    p, ones = ns["p"], ns["ones"]
+    return "predict b.grad", [Ask("b.grad", ns["predicted_b_grad"], mistakes=[
+        Mistake(-(ones - p), "The chain rule goes on through the sigmoid: multiply by its "
+                "derivative p(1 - p).", see("01b", "The chain rule with the actual numbers")),
+        Mistake(-2 * (ones - p) * p * (1 - p), "The loss is the sum over 2: its ½ cancels the 2 "
+                "of the square.", see("01b", "The chain rule with the actual numbers")),
+        Mistake(ns["g_z"], "That is the old b.grad: the first target changed from 0 to 1, so "
+                "its entry (y - p) changes sign.", see("01b", "The chain rule with the actual numbers")),
+    ])]
 
 
 # -- 02: masks -------------------------------------------------------------------------------
@@ -349,8 +350,8 @@ def _(ns):
     return "predict x.grad", [Ask("x.grad", answer, mistakes=[
         Mistake(y, "That is y, the value 2ᵏx; its derivative is 2ᵏ in every entry.",
                 see("03", "A tensor that doubles until it is large")),
-        Mistake(answer * (x != 0), "The entry x₃ = 0 still gets 2ᵏ: the derivative of 2ᵏx₃ "
-                "does not depend on x₃.", see("03", "A tensor that doubles until it is large")),
+        Mistake(answer * (x != 0), "The entry x₂ = 0 still gets 2ᵏ: the derivative of 2ᵏx₂ "
+                "does not depend on x₂.", see("03", "A tensor that doubles until it is large")),
         Mistake(al.ones(3) * 2.0 ** (k - 1), "Count again: the loop stops at the first k with "
                 "|y| ≥ 1000, and 2¹⁰ · 0.5 = 512 is not there yet.",
                 see("03", "A tensor that doubles until it is large")),
@@ -478,9 +479,10 @@ def _(ns):
         Ask("Reverse mode is cheaper by a factor of about", passes / (walks + rev.forward),
             rtol=0.35, atol=0, example="50", mistakes=[
                 Mistake((walks + rev.forward) / passes, "Reverse mode is the cheaper one here: "
-                        "4 passes against 1000.", cost),
-                Mistake(1, "A walk costs about a forward pass, but there are 1000 passes against "
-                        "4 here.", cost),
+                        "1 call of the function + 3 walks = 4 passes, against 1000 forward-mode "
+                        "passes.", cost),
+                Mistake(1, "A walk costs about a forward pass, but forward mode makes 1000 passes "
+                        "where reverse mode makes 1 + 3 = 4.", cost),
             ]),
     ]
 

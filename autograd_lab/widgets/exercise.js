@@ -50,7 +50,7 @@ function render({model, el}) {
         const id = `al-exercise-${++exerciseIds}`;
         const verdict = h("div", {class: "al-verdict", id: `${id}-verdict`, "data-role": `verdict-${i}`,
           role: "status", "aria-live": "polite"});
-        let field, value;
+        let field, value, fill;
         const check = () => ctx.send({set: `answer-${i}`, value: value()});
         const button = h("button", {type: "button", "data-role": `check-${i}`, onclick: check,
           "aria-describedby": `${id}-verdict`}, "Check");
@@ -58,6 +58,7 @@ function render({model, el}) {
           const radios = part.choices.map((c) => h("input", {type: "radio", name: id, value: c,
             onkeydown: (e) => { if (e.key === "Enter") { e.preventDefault(); check(); } }}));
           value = () => (radios.find((r) => r.checked) || {value: ""}).value;
+          fill = (text) => radios.forEach((r) => { r.checked = r.value === text; });
           field = h("fieldset", {class: "al-ask", "data-role": `answer-${i}`},
             h("legend", {text: part.label}),
             h("div", {class: "al-choices"}, part.choices.map((c, k) => h("label", {}, radios[k], c))),
@@ -70,10 +71,14 @@ function render({model, el}) {
             "aria-describedby": `${id}-verdict`,
             onkeydown: (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); check(); } }});
           value = () => input.value;
+          // (not while the reader is typing in it: a late answer would undo the typing)
+          fill = (text) => {
+            if (input.value !== text && globalThis.document.activeElement !== input) input.value = text;
+          };
           field = h("div", {class: "al-ask"}, h("label", {for: id, text: part.label}), input, button);
         }
         body.append(h("div", {class: "al-part"}, field, verdict));
-        return {verdict};
+        return {verdict, fill, judged: false};
       });
       return body;
     },
@@ -81,6 +86,11 @@ function render({model, el}) {
       (state.verdicts || []).forEach((v, i) => {
         if (!parts[i]) return;
         const el = parts[i].verdict;
+        // the field shows the text judged (an answer kept by the page, or the kernel's
+        // state drawn again); an answer forgotten empties it
+        if (v && typeof v.typed === "string") parts[i].fill(v.typed);
+        else if (!v && parts[i].judged) parts[i].fill("");
+        parts[i].judged = Boolean(v);
         if (!v) { el.replaceChildren(); el.removeAttribute("data-kind"); return; }
         el.dataset.kind = v.kind;
         const lead = {right: "Right.", mistake: "Not quite: ", wrong: "Not yet: ", bad: "Cannot check: "}[v.kind];

@@ -9,7 +9,8 @@
 // module (from a blob: URL, as anywidget does, so the book works from a web server and
 // from files on disk alike), gives the view a small local model -- anywidget's model
 // interface: get, set, on, off, save_changes, send -- and answers each message with the
-// module's `offline` function.  Nothing is fetched from another host.
+// module's `offline` function.  Nothing is fetched from another host.  (progress.js,
+// loaded before this script, keeps a reader's answers to the exercises in the browser.)
 
 function localModel(values, answer, onsend) {
   const listeners = new Map();
@@ -44,7 +45,11 @@ function moduleOf(kind) {
 async function mount(box) {
   const payload = JSON.parse(box.querySelector("script.al-explorer-data").textContent);
   const module = await moduleOf(payload.module);
-  const values = {spec: payload.spec, state: payload.state, host: "page", page: payload.page};
+  const answer = (state, msg) => module.offline({spec: payload.spec, state, page: payload.page}, msg);
+  // an answer box shows the answers this browser kept (progress.js), judged again here
+  const kept = payload.module === "exercise" && globalThis.alAnswers ? globalThis.alAnswers : null;
+  const state = kept ? kept.restore(payload.spec, payload.state, answer) : payload.state;
+  const values = {spec: payload.spec, state, host: "page", page: payload.page};
   // each message is also announced as an "al-message" event on the box (tests replay them
   // in Python to check the page's numbers against autograd_lab's)
   const model = localModel(values,
@@ -54,6 +59,7 @@ async function mount(box) {
   view.className = "al-explorer-live";
   box.append(view);
   module.default.render({model, el: view});
+  if (kept) kept.watch(payload.spec, model);
   box.classList.add("al-mounted");
 }
 

@@ -131,21 +131,29 @@ function sub(i) {
 // Each operation as autograd_lab runs it, rounded to the explorer's dtype after every step
 // (float32: Math.fround; + − × ÷ of two float32 numbers done in double and rounded once
 // give float32's own answer), the sum over examples in NumPy's order for a small batch
-// (pairwise: (p₀ + p₁) + (p₂ + p₃)).  exp is the one step float32 libraries round
-// differently (by an ulp: NumPy's own exp differs from one CPU to another), so the page
-// also computes with exp an ulp or two off either way; where a shown digit depends on it
-// (when ŷ is close to y, their difference magnifies that last bit), it says so in a note.
+// (pairwise: (p₀ + p₁) + (p₂ + p₃)).  Two steps float32 libraries round differently from
+// one CPU to another: exp (by an ulp), and the dot products of W @ x.t(), which BLAS adds
+// in an order (and with fused multiply-adds) of its own -- harmless unless the terms
+// cancel, when z keeps only their last bits.  So the page also computes with exp an ulp or
+// two off either way, and with each z moved by the most such a reordering can move it
+// (n - 1 float32 roundings of the terms' sizes); where a shown digit depends on either, it
+// says so in a note.
 // It refuses what the kernel refuses (nan, inf, beyond ±limit), in the kernel's words.
 const ULPS = 2 ** -22;
 
-function perSampleAt(spec, W, x, y, sample, wobble) {
+function perSampleAt(spec, W, x, y, sample, wobble, shift = 0) {
   const f = spec.dtype === "float32" ? Math.fround : (v) => v;
   const {B, n} = spec;
   const b = flat(spec.b).map(f);
   const z = [], yHat = [], losses = [], delta = [], J = [];
   for (let i = 0; i < B; i++) {
-    let s = f(W[0] * x[i][0]);
-    for (let k = 1; k < n; k++) s = f(s + f(W[k] * x[i][k]));     // W @ x.t(): a dot product
+    let s = f(W[0] * x[i][0]), size = Math.abs(s);
+    for (let k = 1; k < n; k++) {                                  // W @ x.t(): a dot product
+      const p = f(W[k] * x[i][k]);
+      s = f(s + p);
+      size += Math.abs(p);
+    }
+    if (shift) s = f(s + shift * (n - 1) * 2 ** -24 * size);       // another order of the sum
     z.push(f(s + b[i]));
     const e = f(f(Math.exp(f(-z[i]))) * (1 + wobble));             // sigmoid: 1 / (1 + exp(-z))
     yHat.push(f(1 / f(1 + e)));
@@ -161,13 +169,14 @@ function perSampleAt(spec, W, x, y, sample, wobble) {
   return {z, y_hat: yHat, losses, J, row: J[sample], delta: delta[sample], total};
 }
 
-const LAST_BIT = "Some last digits here depend on the last bit of float32's exp, which libraries " +
-  "and CPUs round differently: the notebook's may differ by one.";
+const LAST_BIT = "Some last digits here depend on how float32 rounds exp or a sum whose terms " +
+  "cancel, which libraries and CPUs do differently: the notebook's may differ in the last digit.";
 
 function perSample(spec, W, x, y, sample) {
   const r = perSampleAt(spec, W, x, y, sample, 0);
   const shown = (q) => [q.z, q.y_hat, q.losses, q.J, q.total, q.delta].map(fmtNested).join();
-  const uncertain = [-ULPS, ULPS].some((w) => shown(perSampleAt(spec, W, x, y, sample, w)) !== shown(r));
+  const moved = [[-ULPS, 0], [ULPS, 0], [0, -1], [0, 1]];
+  const uncertain = moved.some(([w, s]) => shown(perSampleAt(spec, W, x, y, sample, w, s)) !== shown(r));
   return {...r, note: uncertain ? LAST_BIT : null};
 }
 

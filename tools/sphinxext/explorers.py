@@ -15,6 +15,9 @@ and a page with explorers gets, once per kind, the text of the view module (the 
 text anywidget loads in Jupyter) in a ``<script type="text/plain" class="al-module">``.
 ``_static/autograd_lab/page.js`` (on every page, 2 kB) mounts each view with a local
 model.  Nothing is loaded from another host; the page works from files on disk too.
+``progress.js`` (on every page, before it) keeps a reader's answers to the exercises in
+the browser and shows the progress per chapter; the first page of the book gets the list
+of each chapter's exercises for it.
 """
 import json
 import re
@@ -89,18 +92,46 @@ def add_view_modules(app, pagename, templatename, context, doctree):
             f'{_script(module_source(k))}</script>' for k in kinds)
 
 
+def exercises_of(app):
+    """{chapter file name: [the titles of its answer boxes]}, from the notebooks' stored
+    outputs (a box's page bundle), for the intro's map of the chapters (progress.js)."""
+    found = {}
+    for docname in sorted(app.env.found_docs):
+        path = Path(app.env.doc2path(docname))
+        if path.suffix != ".ipynb":
+            continue
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        titles = [o["data"][PAGE_MIME]["spec"]["title"] for c in cells for o in c.get("outputs", [])
+                  if o.get("data", {}).get(PAGE_MIME, {}).get("module") == "exercise"]
+        if titles:
+            found[path.stem] = titles
+    return found
+
+
+def add_exercises_map(app, pagename, templatename, context, doctree):
+    """The book's first page lists each chapter's exercises, for the progress it shows."""
+    if pagename == app.config.root_doc:
+        text = json.dumps(exercises_of(app), ensure_ascii=False, separators=(",", ":"))
+        context["body"] = context.get("body", "") + \
+            f'<script type="application/json" id="al-exercises">{_script(text)}</script>'
+
+
 def copy_page_host(app, exception):
     if exception is None and app.builder.format == "html":
         target = Path(app.outdir) / "_static" / "autograd_lab"
         target.mkdir(parents=True, exist_ok=True)
-        (target / "page.js").write_text((HERE / "page.js").read_text(encoding="utf-8"), encoding="utf-8")
+        for name in ("progress.js", "page.js"):
+            (target / name).write_text((HERE / name).read_text(encoding="utf-8"), encoding="utf-8")
 
 
 def setup(app):
     NbElementRenderer.render_mime_type = render_mime_type
     app.add_post_transform(JoinExplorerOutputs)
     app.connect("html-page-context", add_view_modules)
+    app.connect("html-page-context", add_exercises_map)
     app.connect("build-finished", copy_page_host)
+    # progress.js first: page.js asks it for the answers this browser kept
+    app.add_js_file("autograd_lab/progress.js", loading_method="defer")
     app.add_js_file("autograd_lab/page.js", loading_method="defer")
     # with JavaScript the live view replaces the picture (book.css): no picture flashes first
     app.add_js_file(None, body="document.documentElement.classList.add('al-js');")

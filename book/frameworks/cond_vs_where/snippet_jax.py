@@ -4,7 +4,7 @@ from jax import lax
 
 
 def by_cond(w, a, b):
-    return lax.cond(w > 1, lambda v: a * v, lambda v: b * v, w)
+    return lax.cond(w > 1, lambda w: a * w, lambda w: b * w, w)
 
 
 def by_where(w, a, b):

@@ -4,7 +4,7 @@ w = torch.tensor(2., requires_grad=True)
 a = torch.tensor(3., requires_grad=True)  # used only when w > 1
 b = torch.tensor(5., requires_grad=True)  # used only when w <= 1
 
-out = torch.cond(w > 1, lambda v: a * v, lambda v: b * v, (w,))
+out = torch.cond(w > 1, lambda w: a * w, lambda w: b * w, (w,))
 out.backward()
 print("cond: ", w.grad, a.grad, b.grad)
 w.grad = a.grad = b.grad = None

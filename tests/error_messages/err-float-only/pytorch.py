@@ -1,0 +1,3 @@
+import torch
+
+labels = torch.tensor([0, 2, 1, 1], requires_grad=True)

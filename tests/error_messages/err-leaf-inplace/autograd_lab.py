@@ -1,0 +1,6 @@
+import autograd_lab as al
+
+w = al.randn(3, 3, requires_grad=True)
+loss = (w ** 2).sum()
+loss.backward()
+w.sub_(0.01 * w.grad)

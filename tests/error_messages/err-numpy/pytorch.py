@@ -1,0 +1,4 @@
+import torch
+
+prediction = torch.randn(10, requires_grad=True) * 2
+array = prediction.numpy()

@@ -1,0 +1,4 @@
+import autograd_lab as al
+
+weights = al.ones(4, 4, requires_grad=True)
+weights[:, 0] = 0.0
