@@ -46,6 +46,7 @@ from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor'
 from .batching import vmap
 from . import autograd, nn, optim, utils  # noqa: E402
 from .error_finder import explain  # noqa: E402  (the book's page of errors, for a message)
+from . import distributions  # noqa: E402  (probability distributions: sample, log_prob, entropy)
 
 dtype = _dtypes.dtype
 float32 = float = _dtypes.float32

@@ -8,6 +8,7 @@ methods are gathered here in :class:`TensorMethods` and copied onto Tensor at im
 no module has to import upward.
 """
 import builtins
+import copy
 import warnings
 
 import numpy as np
@@ -484,3 +485,52 @@ for _name in ("add", "sub", "mul", "div", "pow", "clamp", "clip", "relu", "sigmo
     setattr(Tensor, _name + "_", inplace.in_place_method(getattr(Tensor, _name), _name + "_"))
 for _name in ("add", "sub", "mul", "truediv"):     # x += v is x.add_(v)
     setattr(Tensor, f"__i{_name}__", inplace.in_place_method(getattr(Tensor, f"__{_name}__"), f"__i{_name}__"))
+
+
+# -- copy.deepcopy of a tensor (and so of a module: nn/modules.py) -----------------------------
+# the fields of a tensor that belong to autograd_lab's machinery, not to its user: a copy is
+# a new leaf and starts without them
+_MACHINERY = {"_requires_grad", "_grad", "_accumulate", "_retains_grad", "_tangent", "_vbox", "_base", "_seen",
+              "_made_in_no_grad", "_swapped", "_inference"}
+
+
+class DeepCopy:
+    def __deepcopy__(self, memo):
+        """A new leaf with a copy of the numbers, requires_grad and .grad (copied too), as
+        torch copies a leaf; tensors sharing memory share the copy of it.  Refused for a
+        tensor a graph made, in torch's words."""
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = Tensor._make(_copied_memory(self._data, memo))
+        memo[id(self)] = new
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = copy.deepcopy(self._grad, memo)
+        for name, value in self.__dict__.items():
+            if name not in _MACHINERY:
+                new.__dict__[name] = copy.deepcopy(value, memo)
+        return new
+
+
+def _copied_memory(data, memo):
+    """A copy of ``data``: of the array owning its memory, once per deepcopy (so two views
+    of one memory stay views of one memory), seen through the same window."""
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    key = ("autograd_lab memory", id(root))
+    if key not in memo:
+        memo[key] = root.copy(order="K")
+    copied = memo[key]
+    if root is data:
+        return copied
+    offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(data.shape, data.dtype, buffer=copied, offset=offset, strides=data.strides)
+
+
+install(DeepCopy)

@@ -11,3 +11,23 @@ __all__ = ["functional", "init", "Module", "Parameter", "Linear", "Conv2d", "Max
            "AdaptiveAvgPool2d", "Dropout", "Flatten", "Identity", "Sequential", "ReLU", "Sigmoid", "Tanh",
            "Softmax", "LogSoftmax", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
            "CrossEntropyLoss"]
+
+# -- building blocks: activations, normalization, embedding, containers, channel dropout,
+#    similarity, lazy layers (activation.py, normalization.py, embedding.py, containers.py,
+#    dropout.py, distance.py, lazy.py), and nn.utils (gradient clipping, parameter vectors)
+from . import utils  # noqa: E402
+from .activation import (CELU, ELU, GELU, SELU, Hardtanh, LeakyReLU, LogSigmoid, Mish, PReLU,  # noqa: E402
+                         ReLU6, SiLU, Softplus, Softsign, Tanhshrink)
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList  # noqa: E402
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+from .dropout import Dropout1d, Dropout2d, Dropout3d  # noqa: E402
+from .embedding import Embedding  # noqa: E402
+from .lazy import LazyLinear, UninitializedParameter  # noqa: E402
+from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,  # noqa: E402
+                            InstanceNorm2d, InstanceNorm3d, LayerNorm, RMSNorm)
+
+__all__ += ["utils", "LeakyReLU", "GELU", "SiLU", "Mish", "SELU", "ELU", "CELU", "Softplus", "Hardtanh", "ReLU6",
+            "LogSigmoid", "Softsign", "Tanhshrink", "PReLU", "ModuleList", "ModuleDict", "ParameterList",
+            "ParameterDict", "CosineSimilarity", "PairwiseDistance", "Dropout1d", "Dropout2d", "Dropout3d",
+            "Embedding", "LazyLinear", "UninitializedParameter", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+            "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]

@@ -1,19 +1,20 @@
 """``al.nn.functional``: activations and losses, each a row of the rules table (``rules.py``,
 ``layer_rules.py``, ``loss_rules.py``) or built from them, with torch's signatures and checks."""
+import math
 import warnings
 
 import numpy as np
 
-from .. import creation, dtypes, functions as _f
+from .. import creation, dtypes, functions as _f, modes
 from .. import rules as _rules
 from ..batching import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
+from ..inplace import in_place_method
 from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t, wrap_dim as _wrap_dim
 from ..tensor import Tensor as _Tensor
-from . import layer_rules, loss_rules
+from . import activation_rules, embedding_rules, layer_rules, loss_rules, norm_rules
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
-relu = _f.relu
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -234,11 +235,431 @@ def dropout(input, p=0.5, training=True, inplace=False):
     the input itself otherwise.  The entries kept are drawn from the package's generator."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training:
+    if not training or p == 0:                # (torch hands back the input itself)
         return input
     keep = creation.rand(*input.shape)._data >= p
     mask = _t((keep * (0.0 if p == 1 else 1 / (1 - p))).astype(input._data.dtype))
     return input.mul_(mask) if inplace else input * mask
+
+
+# -- activations, normalization, embedding, similarity and channel dropout: rows of
+#    activation_rules.py, norm_rules.py and embedding_rules.py, or compositions torch also
+#    writes out (normalize, cosine_similarity, softsign, instance_norm) ----------------------
+def _floating_only(kernel, x):
+    """torch's kernels for these activations have no integer or bool version."""
+    if x._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.scalar_type_name(x._data.dtype)}'")
+
+
+def _in_place(x, row, **params):
+    """``row`` written over x, as x.relu_() is (torch records it under the row's in-place name)."""
+    return in_place_method(lambda t: row(t, **params), row.name)(x)
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _f.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x where x > 0, else negative_slope * x."""
+    _floating_only("leaky_relu_cpu", input)
+    if inplace:
+        return _in_place(input, activation_rules.leaky_relu_inplace, slope=negative_slope)
+    return activation_rules.leaky_relu(input, slope=negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def gelu(input, approximate="none"):
+    """x Φ(x), Φ the standard normal's distribution function; approximate="tanh" takes
+    0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))) instead."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _floating_only("GeluKernelImpl", input)
+    return activation_rules.gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    """x sigmoid(x) (also called swish)."""
+    _floating_only("silu_cpu", input)
+    if inplace:
+        return _in_place(input, activation_rules.silu)
+    return activation_rules.silu(input)
+
+
+def _elu(input, alpha, scale, inplace, kernel="elu_cpu"):
+    _floating_only(kernel, input)
+    params = dict(alpha=alpha, scale=scale, input_scale=1.0)
+    if inplace:
+        return _in_place(input, activation_rules.elu_inplace, **params)
+    return activation_rules.elu(input, **params)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha (exp(x) - 1)."""
+    return _elu(input, alpha, 1.0, inplace)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """elu with torch's constants, scaled: self-normalizing."""
+    return _elu(input, SELU_ALPHA, SELU_SCALE, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha (exp(x / alpha) - 1))."""
+    _floating_only("elu_cpu", input)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    params = dict(alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+    if inplace:
+        return _in_place(input, activation_rules.elu_inplace, **params)
+    return activation_rules.elu(input, **params)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, and x where beta x > threshold."""
+    _floating_only("softplus_cpu", input)
+    return activation_rules.softplus(input, beta=beta, threshold=threshold)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """x clipped to [min_val, max_val]."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _in_place(input, activation_rules.hardtanh, min_val=min_val, max_val=max_val)
+    return activation_rules.hardtanh(input, min_val=min_val, max_val=max_val)
+
+
+def relu6(input, inplace=False):
+    """x clipped to [0, 6] (torch records it as hardtanh)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), without overflow."""
+    _floating_only("log_sigmoid_cpu", input)
+    return activation_rules.log_sigmoid(input)
+
+
+def mish(input, inplace=False):
+    """x tanh(softplus(x))."""
+    _floating_only("mish_cpu", input)
+    if inplace:
+        return _in_place(input, activation_rules.mish)
+    return activation_rules.mish(input)
+
+
+def softsign(input):
+    """x / (1 + |x|), written out as torch writes it."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def prelu(input, weight):
+    """x where x > 0, else a * x: ``weight`` holds one a, or one per channel (dim 1)."""
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight.numel()} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {dtypes.scalar_type_name(input._data.dtype)} "
+                           f"and {dtypes.scalar_type_name(weight._data.dtype)}")
+    shape = [1] * input.ndim                       # one a per channel, broadcast over the rest
+    if input.ndim > 1:
+        shape[1] = weight.numel()
+    return activation_rules.prelu(input, weight.reshape(*shape))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input divided by its p-norm along ``dim`` (kept at least eps)."""
+    if out is not None:
+        raise NotImplementedError("autograd_lab's normalize does not write into out=")
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+def _clamped_below(norm, eps):
+    """norm with its numbers kept at least eps, the gradient passing as if unclamped (torch
+    clamps the norm in place, outside the graph)."""
+    with modes.no_grad():
+        lifted = norm.clamp_min(eps) - norm
+    return norm + lifted
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Σ x1 x2 / (|x1| |x2|) along ``dim``, each norm kept at least eps; the two broadcast."""
+    for name, x in (("x1", x1), ("x2", x2)):
+        if not isinstance(x, _Tensor):
+            raise TypeError(f"cosine_similarity(): argument '{name}' (position {1 + (name == 'x2')}) must be "
+                            f"Tensor, not {type(x).__name__}")
+    mismatch = _broadcast_mismatch(x1.shape, x2.shape)
+    if mismatch:
+        raise RuntimeError(mismatch)
+    if x1.shape != x2.shape:
+        shape = np.broadcast_shapes(x1.shape, x2.shape)
+        x1, x2 = x1.expand(*shape), x2.expand(*shape)
+    common = dtypes.promote_types(x1._data.dtype, x2._data.dtype)
+    if common.kind not in "fc":
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{dtypes.scalar_type_name(common)}")
+    x1, x2 = (x if x._data.dtype == common else x.to(dtypes.from_numpy(common)) for x in (x1, x2))
+    _wrap_dim(dim, x1.ndim)
+    n1 = _clamped_below(x1.norm(2, dim, keepdim=True), eps)
+    n2 = _clamped_below(x2.norm(2, dim, keepdim=True), eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """|x1 - x2 + eps| along the last dimension."""
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def _sizes(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Each sample normalized over its last len(normalized_shape) dimensions, then scaled by
+    ``weight`` and shifted by ``bias`` (both of normalized_shape)."""
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type(normalized_shape).__name__}")
+    shape = tuple(int(s) for s in normalized_shape)
+    k = len(shape)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{_sizes(t.shape)} and normalized_shape = {_sizes(shape)}")
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={_sizes(shape)}, expected input with shape "
+                           f"[*{''.join(', ' + str(s) for s in shape)}], but got input of size{_sizes(input.shape)}")
+    _floating_only("LayerNormKernelImpl", input)
+    return norm_rules.layer_norm(input, weight, bias, k=k, ndim=input.ndim, eps=eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x²) + eps) over the last len(normalized_shape) dimensions, times
+    ``weight``; eps=None: the dtype's machine epsilon.  Written out, as torch writes it."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if input.ndim < len(shape) or tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={_sizes(shape)}, expected input with shape "
+                           f"[*{''.join(', ' + str(s) for s in shape)}], but got input of size{_sizes(input.shape)}")
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    dims = tuple(range(-len(shape), 0))
+    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """The channels (dim 1) of each sample in ``num_groups`` groups, each group normalized
+    over its channels and positions; then a per-channel scale and shift."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    sizes = [input.shape[0] * input.shape[1] // num_groups, num_groups] + list(input.shape[2:])
+    _verify_batch_size(sizes, sizes)
+    channels = input.shape[1]
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {_sizes(input.shape)} and num_groups={num_groups}")
+    for t in (weight, bias):
+        if t is not None and (t.ndim != 1 or t.shape[0] != channels):
+            name = "weight" if t is weight else "bias"
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {_sizes(t.shape)} and input of shape {_sizes(input.shape)}")
+    return norm_rules.group_norm(input, weight, bias, groups=num_groups, ndim=input.ndim, eps=eps)
+
+
+def _verify_batch_size(sizes, shown):
+    """torch's refusal to normalize a single value per channel while training."""
+    if sizes[0] * math.prod(sizes[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {shown}")
+
+
+BATCHED_STATS = ("Batch norm got a batched tensor as input while the running_mean or running_var, which will be "
+                 "updated in place, were not batched.\nIf you are using a module and do not need eval mode, please "
+                 "set `track_running_stats` to be False.If you are using a prebuilt module and do not need eval "
+                 "mode, please see the functorch website for resources on how to patch your module to work with vmap")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Each channel (dim 1) normalized by the batch's mean and variance (training) or by
+    the running ones, then scaled and shifted.  In training, running_mean and running_var
+    (when given) move toward the batch's statistics by ``momentum``, in place."""
+    if training:
+        _verify_batch_size(tuple(input.shape), f"torch.Size({list(input.shape)})")
+    channels = input.shape[1] if input.ndim > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in evaluation mode")
+    use_batch = training
+    if training and running_mean is not None:
+        if _is_batched(input):
+            raise RuntimeError(BATCHED_STATS)
+        _update_running(input, running_mean, running_var, momentum)
+    rm, rv = (None, None) if use_batch else (running_mean, running_var)
+    return norm_rules.batch_norm(input, weight, bias, rm, rv, training=use_batch, ndim=input.ndim, eps=eps)
+
+
+def _update_running(input, running_mean, running_var, momentum):
+    """running = momentum * batch statistic + (1 - momentum) * running, as torch orders it
+    (the variance unbiased: divided by n - 1)."""
+    x = input._data
+    dims = (0,) + tuple(range(2, x.ndim))
+    n = x.size // x.shape[1]
+    mean = x.mean(axis=dims)
+    var = ((x - mean.reshape((1, -1) + (1,) * (x.ndim - 2))) ** 2).sum(axis=dims) / max(n - 1, 1)
+    with modes.no_grad():
+        for running, batch in ((running_mean, mean), (running_var, var)):
+            running.copy_(_t((momentum * batch + (1 - momentum) * running._data).astype(running._data.dtype)))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Each channel of each sample normalized over its positions: batch norm of the input
+    seen as one sample of N * C channels, as torch computes it (the running statistics,
+    if given, averaged over the samples)."""
+    if use_input_stats:
+        _verify_spatial_size(input)
+    n, c = input.shape[0], input.shape[1]
+    folded = input.reshape(1, n * c, *input.shape[2:])
+    repeat = lambda t: None if t is None else t.repeat(n)            # noqa: E731
+    rm = None if running_mean is None else _t(np.tile(running_mean._data, n))
+    rv = None if running_var is None else _t(np.tile(running_var._data, n))
+    out = batch_norm(folded, rm, rv, repeat(weight), repeat(bias), use_input_stats, momentum, eps)
+    if use_input_stats and running_mean is not None:
+        with modes.no_grad():
+            running_mean.copy_(_t(rm._data.reshape(n, c).mean(0)))
+            running_var.copy_(_t(rv._data.reshape(n, c).mean(0)))
+    return out.view(*input.shape)
+
+
+def _verify_spatial_size(input):
+    if math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"torch.Size({list(input.shape)})")
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """The rows of ``weight`` at the indices ``input``; the gradient adds up in the rows
+    looked up (none in the padding_idx row).  ``max_norm``: the rows looked up are first
+    scaled down in place to that norm, as torch does."""
+    if sparse:
+        raise NotImplementedError("autograd_lab has no sparse tensors: embedding(sparse=True) is not "
+                                  "implemented in autograd_lab; use sparse=False")
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.shape[0], "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.shape[0], "Padding_idx must be within num_embeddings"
+            padding_idx = weight.shape[0] + padding_idx
+    indices = _t(input)
+    if indices._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got torch.{dtypes.legacy_type_name(indices._data.dtype)} instead "
+                           "(while checking arguments for embedding)")
+    picked = _numbers(indices)
+    if picked.size and (picked.min() < 0 or picked.max() >= weight.shape[-2]):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renormed(weight, picked, max_norm, norm_type)
+    return embedding_rules.lookup(weight, indices, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _renormed(weight, indices, max_norm, norm_type):
+    """The rows looked up, scaled in place (outside the graph) to norm at most max_norm."""
+    rows = np.unique(indices)
+    data = weight._data[rows]
+    norms = np.sum(np.abs(data) ** norm_type, axis=-1) ** (1.0 / norm_type)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
+    with modes.no_grad():
+        weight[_t(rows)] = _t(data * scale[:, None])
+
+
+def _channel_dropout(input, p, training, inplace):
+    """Whole channels zeroed with probability p, the rest scaled by 1 / (1 - p): one draw
+    per (sample, channel), as torch's feature dropout."""
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    keep = creation.rand(*(tuple(input.shape[:2]) + (1,) * (input.ndim - 2)))._data >= p
+    mask = _t((keep * (0.0 if p == 1 else 1 / (1 - p))).astype(input._data.dtype))
+    return input.mul_(mask) if inplace else input * mask
+
+
+def _dropout_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout_warning(name, ndim, wanted, spatial):
+    warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error in "
+                  "a future release. To retain the behavior and silence this warning, please use dropout instead. "
+                  f"Note that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial "
+                  f"dimensions, a channel dimension, and an optional batch dimension (i.e. {wanted[0]}D or "
+                  f"{wanted[1]}D inputs).", UserWarning, stacklevel=3)
+
+
+def _unbatched_channel_dropout(input, p, training, inplace, batched):
+    if batched:
+        return _channel_dropout(input, p, training, inplace)
+    return _channel_dropout(input.unsqueeze(0), p, training, False).squeeze(0) if not inplace else \
+        input.mul_(_channel_dropout(_f.ones_like(input).unsqueeze(0), p, training, False).squeeze(0))
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout for (N, C, L) or (C, L) inputs."""
+    _dropout_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _unbatched_channel_dropout(input, p, training, inplace, input.ndim == 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout for (N, C, H, W) inputs (a 3-D input is taken as (N, C, L), as torch
+    does, with its warning)."""
+    _dropout_p(p)
+    if input.ndim not in (3, 4):
+        _feature_dropout_warning("dropout2d", input.ndim, (3, 4), 2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This "
+                      "behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", UserWarning, stacklevel=2)
+    return _channel_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout for (N, C, D, H, W) or (C, D, H, W) inputs."""
+    _dropout_p(p)
+    if input.ndim not in (4, 5):
+        _feature_dropout_warning("dropout3d", input.ndim, (4, 5), 3)
+    return _unbatched_channel_dropout(input, p, training, inplace, input.ndim == 5)
 
 
 # -- convolution and pooling: torch's checks, then a row of layer_rules ---------------------------

@@ -4,7 +4,11 @@ import math
 import numbers
 import warnings
 
+import numpy as np
+
 from .. import modes
+from ..checks import tensor_of
+from ..creation import _generator
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
@@ -99,3 +103,104 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     if tensor.numel() == 0:
         return _filled(tensor, None)
     return normal_(tensor, 0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)), generator)
+
+
+# -- more schemes: orthogonal, truncated normal, identity-like ---------------------------------
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix, times ``gain``: the Q of the QR decomposition of a
+    normal draw (its signs fixed by R's diagonal, so the draw's distribution is uniform
+    over orthogonal matrices).  Dimensions after the first are flattened."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _generator(generator).standard_normal((rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with modes.no_grad():
+        tensor.copy_(_tensor_like(q.reshape(tensor.shape) * gain, tensor))
+    return tensor
+
+
+def _tensor_like(values, tensor):
+    return tensor_of(np.asarray(values, tensor._data.dtype))
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Normal(mean, std) restricted to [a, b]: drawn through the inverse of the normal's
+    distribution function, as torch draws it."""
+    cdf = lambda v: (1.0 + math.erf(v / math.sqrt(2.0))) / 2.0        # noqa: E731
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.", stacklevel=2)
+    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
+    u = _generator(generator).uniform(2 * lo - 1, 2 * hi - 1, tensor.shape)
+    values = np.clip(_erfinv(u) * std * math.sqrt(2.0) + mean, a, b)
+    with modes.no_grad():
+        tensor.copy_(_tensor_like(values, tensor))
+    return tensor
+
+
+def _erfinv(y):
+    """The inverse of erf, by Newton's method from a close first guess (NumPy has none)."""
+    y = np.asarray(y, np.float64)
+    a = 0.147
+    ln = np.log1p(-y * y)
+    first = 2 / (math.pi * a) + ln / 2
+    x = np.sign(y) * np.sqrt(np.sqrt(first * first - ln / a) - first)
+    erf = np.frompyfunc(math.erf, 1, 1)
+    for _ in range(3):
+        x = x - (erf(x).astype(np.float64) - y) / (2 / math.sqrt(math.pi) * np.exp(-x * x))
+    return x
+
+
+def eye_(tensor):
+    """The identity matrix (of a 2-D tensor's shape), as in linear layers that start as
+    the identity."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with modes.no_grad():
+        tensor.copy_(_tensor_like(np.eye(*tensor.shape), tensor))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """A convolution kernel that passes its input through (per group): 1 at the kernel's
+    centre from input channel i to output channel i, 0 elsewhere."""
+    dims = tensor.ndim
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    values = np.zeros(sizes)
+    for g in range(groups):
+        for d in range(min(out_per_group, sizes[1])):
+            values[(g * out_per_group + d, d) + tuple(s // 2 for s in sizes[2:])] = 1
+    with modes.no_grad():
+        tensor.copy_(_tensor_like(values, tensor))
+    return tensor
+
+
+def _deprecated(new):
+    def old(*args, **kwargs):
+        warnings.warn(f"`nn.init.{new.__name__[:-1]}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+    old.__name__ = new.__name__[:-1]
+    return old
+
+
+uniform, normal, constant = _deprecated(uniform_), _deprecated(normal_), _deprecated(constant_)
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal, orthogonal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_), \
+    _deprecated(orthogonal_)
+__all__ += ["orthogonal_", "trunc_normal_", "eye_", "dirac_", "uniform", "normal", "constant", "xavier_uniform",
+            "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"]

@@ -5,13 +5,15 @@ sub-modules in ``_modules`` -- which is what ``parameters()``, ``named_parameter
 ``print(model)``, ``model[0]`` and ``model.to(device)`` walk.  The arithmetic lives in
 ``functional.py``; each module here only holds its settings.
 """
+import copy
 import math
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from .. import creation, devices, dtypes, modes
 from ..tensor import Tensor
-from . import functional as F, init
+from ..watch import RemovableHandle
+from . import functional as F, init, module_hooks
 
 
 class _ParameterType(type):
@@ -31,6 +33,10 @@ class Parameter(metaclass=_ParameterType):
         return p
 
 
+_HOOK_TABLES = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks")
+_HOOK_FLAGS = ("_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs", "_forward_hooks_always_called")
+
+
 class Module:
     training = True
 
@@ -39,12 +45,67 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", {})
+        for name in _HOOK_TABLES:                 # {handle id: hook}, in the order they run
+            object.__setattr__(self, name, OrderedDict())
+        for name in _HOOK_FLAGS:                  # the handle ids of hooks registered with that flag
+            object.__setattr__(self, name, set())
 
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        held = self.__dict__
+        for name in _HOOK_TABLES:
+            if held.get(name):                    # hooks to run around the forward (module_hooks.py)
+                return module_hooks.call(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # -- hooks (module_hooks.py runs them) ----------------------------------------------------
+    def _hook(self, table, hook, prepend, **flags):
+        hooks = self.__dict__[table]
+        handle = RemovableHandle(hooks, hook)
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        for flag, on in flags.items():
+            if on:
+                self.__dict__[flag].add(handle.id)
+        return handle
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """Call ``hook(module, args)`` before each forward (``with_kwargs``: ``hook(module,
+        args, kwargs)``); what it returns, if not None, replaces the arguments."""
+        return self._hook("_forward_pre_hooks", hook, prepend, _forward_pre_hooks_with_kwargs=with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """Call ``hook(module, args, output)`` after each forward (``with_kwargs``:
+        ``hook(module, args, kwargs, output)``); what it returns, if not None, replaces the
+        output.  ``always_call``: also when the forward raises."""
+        return self._hook("_forward_hooks", hook, prepend, _forward_hooks_with_kwargs=with_kwargs,
+                          _forward_hooks_always_called=always_call)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_output)`` when the gradient with respect to the output
+        arrives; what it returns, if not None, replaces grad_output."""
+        return self._hook("_backward_pre_hooks", hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_input, grad_output)`` once the gradients with respect to
+        the inputs are computed; what it returns, if not None, replaces grad_input."""
+        return self._hook("_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook):
+        raise NotImplementedError("register_backward_hook (torch's deprecated non-full hook) is not implemented in "
+                                  "autograd_lab; use register_full_backward_hook")
+
+    # -- copying: copy.deepcopy(model) ----------------------------------------------------------
+    def __deepcopy__(self, memo):
+        """A module of the same class holding copies of everything it holds: parameters and
+        buffers (leaves, as torch copies them), sub-modules, settings, hooks."""
+        clone = type(self).__new__(type(self))
+        memo[id(self)] = clone
+        for name, value in self.__dict__.items():
+            object.__setattr__(clone, name, copy.deepcopy(value, memo))
+        return clone
 
     # -- what a module holds ---------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -115,15 +176,42 @@ class Module:
             self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name, module):
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
+
+    def get_submodule(self, target):
+        """The sub-module at a dotted path ("encoder.layers.0"); "" is the module itself."""
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def _get_name(self):
+        return type(self).__name__
 
     register_module = add_module
 
-    def named_parameters(self, prefix="", recurse=True):
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         seen = set()
-        for module_prefix, module in (self.named_modules(prefix) if recurse else [(prefix, self)]):
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
             for name, p in module._parameters.items():
-                if p is not None and id(p) not in seen:
+                if p is not None and not (remove_duplicate and id(p) in seen):
                     seen.add(id(p))
                     yield (f"{module_prefix}.{name}" if module_prefix else name), p
 
@@ -133,7 +221,8 @@ class Module:
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
         seen = set()
-        for module_prefix, module in (self.named_modules(prefix) if recurse else [(prefix, self)]):
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
             for name, b in module._buffers.items():
                 if b is not None and not (remove_duplicate and id(b) in seen):
                     seen.add(id(b))
@@ -214,16 +303,29 @@ class Module:
                     unexpected.append(key)
 
     def named_children(self):
-        yield from ((name, m) for name, m in self._modules.items() if m is not None)
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
 
     def children(self):
         for _, m in self.named_children():
             yield m
 
-    def named_modules(self, prefix=""):
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(dotted name, module) for the module and every sub-module, depth first; one held
+        twice is listed once (unless ``remove_duplicate=False``)."""
+        if memo is None:
+            memo = set()
+        if id(self) in memo and remove_duplicate:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
         yield prefix, self
-        for name, m in self.named_children():
-            yield from m.named_modules(f"{prefix}.{name}" if prefix else name)
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
     def modules(self):
         for _, m in self.named_modules():
@@ -294,8 +396,17 @@ class Module:
         lines = extra.split("\n") if extra else []
         children = [f"({name}): " + _indent(repr(m)) for name, m in self._modules.items()]
         if not children and len(lines) <= 1:
-            return f"{type(self).__name__}({extra})"
-        return f"{type(self).__name__}(\n  " + "\n  ".join(lines + children) + "\n)"
+            return f"{self._get_name()}({extra})"
+        return f"{self._get_name()}(\n  " + "\n  ".join(lines + children) + "\n)"
+
+
+def _typename(obj):
+    """torch.typename: a tensor's legacy type name, else the object's class by its module."""
+    if isinstance(obj, Tensor):
+        return "torch." + dtypes.legacy_type_name(obj._data.dtype)
+    cls = type(obj)
+    module = cls.__module__
+    return cls.__qualname__ if module in ("builtins", None) else f"{module}.{cls.__qualname__}"
 
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):

@@ -88,7 +88,7 @@ def _named_buffers(module):
 
 def _named(module, table):
     """Every (dotted name, tensor) a module's ``table`` holds, tied ones under each name."""
-    for prefix, m in module.named_modules():
+    for prefix, m in module.named_modules(remove_duplicate=False):
         for name, t in m.__dict__.get(table, {}).items():
             if t is not None:
                 yield (f"{prefix}.{name}" if prefix else name), t

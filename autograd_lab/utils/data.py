@@ -272,3 +272,90 @@ class DataLoader:
 
     def __len__(self):
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+# -- more samplers: a random order of some indices, draws by weight, one replica's share ----------
+class SubsetRandomSampler(Sampler):
+    """The given ``indices``, in a new random order at every pass (a validation split, say)."""
+
+    def __init__(self, indices, generator=None):
+        self.indices, self.generator = indices, generator
+
+    def __iter__(self):
+        for i in creation.randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices 0..len(weights)-1, each drawn with probability proportional
+    to its weight (with ``replacement``, independently; without, no index twice)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights = np.asarray(weights._data if isinstance(weights, Tensor) else weights, dtype=np.float64)
+        if weights.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
+        self.weights = creation.as_tensor(weights)
+        self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
+
+    def __iter__(self):
+        rng = creation._generator(self.generator)
+        w = self.weights._data
+        if self.replacement:
+            chosen = np.searchsorted(np.cumsum(w), rng.random(self.num_samples) * w.sum(), side="right")
+            return iter(np.minimum(chosen, len(w) - 1).tolist())
+        with np.errstate(divide="ignore"):          # (a weight of 0: last, as a key of -inf)
+            keys = np.log(rng.random(len(w))) / w
+        return iter(np.argsort(-keys, kind="stable")[:self.num_samples].tolist())
+
+    def __len__(self):
+        return self.num_samples
+
+
+class DistributedSampler(Sampler):
+    """One replica's share of the dataset's indices (replica ``rank`` of ``num_replicas``),
+    shuffled alike on every replica by ``seed + epoch`` (``set_epoch``), padded (or, with
+    drop_last, cut) to a multiple of the replicas.  autograd_lab runs in one process and
+    has no process group: give ``num_replicas`` and ``rank``."""
+
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
+        if num_replicas is None or rank is None:
+            raise ValueError("Default process group has not been initialized, please make sure to call "
+                             "init_process_group.")
+        if rank >= num_replicas or rank < 0:
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
+        self.dataset, self.num_replicas, self.rank = dataset, num_replicas, rank
+        self.epoch, self.drop_last, self.shuffle, self.seed = 0, drop_last, shuffle, seed
+        if drop_last and len(dataset) % num_replicas != 0:
+            self.num_samples = math.ceil((len(dataset) - num_replicas) / num_replicas)
+        else:
+            self.num_samples = math.ceil(len(dataset) / num_replicas)
+        self.total_size = self.num_samples * num_replicas
+
+    def __iter__(self):
+        n = len(self.dataset)
+        if self.shuffle:
+            order = creation.randperm(n, generator=creation.Generator().manual_seed(self.seed + self.epoch)).tolist()
+        else:
+            order = list(range(n))
+        if not self.drop_last:
+            missing = self.total_size - len(order)
+            order += order[:missing] if missing <= len(order) else (order * math.ceil(missing / len(order)))[:missing]
+        else:
+            order = order[:self.total_size]
+        return iter(order[self.rank:self.total_size:self.num_replicas])
+
+    def __len__(self):
+        return self.num_samples
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+
+
+__all__ += ["SubsetRandomSampler", "WeightedRandomSampler", "DistributedSampler"]

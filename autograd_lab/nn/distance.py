@@ -1,0 +1,29 @@
+"""Similarity and distance modules, as torch.nn has them: CosineSimilarity and
+PairwiseDistance, each holding its settings for the function in ``functional.py``."""
+from . import functional as F
+from .modules import Module
+
+
+class CosineSimilarity(Module):
+    """Σ x1 x2 / (|x1| |x2|) along ``dim``."""
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    """|x1 - x2 + eps|_p along the last dimension."""
+
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+__all__ = ["CosineSimilarity", "PairwiseDistance"]
