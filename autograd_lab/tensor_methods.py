@@ -508,9 +508,9 @@ class DeepCopy:
             return memo[id(self)]
         new = Tensor._make(_copied_memory(self._data, memo))
         memo[id(self)] = new
-        new._requires_grad = self._requires_grad
-        if self._grad is not None:
-            new._grad = copy.deepcopy(self._grad, memo)
+        new.requires_grad_(self.requires_grad)
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
         for name, value in self.__dict__.items():
             if name not in _MACHINERY:
                 new.__dict__[name] = copy.deepcopy(value, memo)

@@ -115,6 +115,29 @@ CASES = [
     ("einsum_diagonal_gradient",
      lambda g, a: al.autograd.grad(al.einsum("ii->i", a * a), a, g, create_graph=True)[0],
      [(3,), (3, 3)], None),
+    # nn's building blocks (nn/activation_rules.py, nn/norm_rules.py, nn/embedding_rules.py):
+    # activations, a kink kept away from the inputs ("apart"); batch, layer and group norm
+    # with their weights; an embedding lookup that picks one row twice
+    ("leaky_relu", lambda a: al.nn.functional.leaky_relu(a, 0.2), [(2, 3)], "apart"),
+    ("gelu", lambda a: al.nn.functional.gelu(a), [(5,)], None),
+    ("gelu_tanh", lambda a: al.nn.functional.gelu(a, approximate="tanh"), [(5,)], None),
+    ("silu", lambda a: al.nn.functional.silu(a), [(5,)], None),
+    ("elu", lambda a: al.nn.functional.elu(a, alpha=0.5), [(6,)], "apart"),
+    ("selu", lambda a: al.nn.functional.selu(a), [(6,)], "apart"),
+    ("softplus_both_sides_of_threshold", lambda a: al.nn.functional.softplus(a * 15, beta=2), [(6,)], "apart"),
+    ("hardtanh", lambda a: al.nn.functional.hardtanh(a, -0.5, 0.5), [(6,)], "apart"),
+    ("logsigmoid", lambda a: al.nn.functional.logsigmoid(a * 3), [(4,)], None),
+    ("mish", lambda a: al.nn.functional.mish(a), [(4,)], None),
+    ("prelu", lambda a, w: al.nn.functional.prelu(a, w), [(2, 3, 2), (3,)], "apart"),
+    ("batch_norm", lambda x, w, b: al.nn.functional.batch_norm(x, None, None, w, b, training=True),
+     [(4, 3, 2), (3,), (3,)], None),
+    ("batch_norm_running_stats", lambda x, w: al.nn.functional.batch_norm(
+        x, al.tensor([0.1, -0.2, 0.3], dtype=al.float64), al.tensor([0.5, 2.0, 1.5], dtype=al.float64), w),
+     [(4, 3), (3,)], None),
+    ("layer_norm", lambda x, w, b: al.nn.functional.layer_norm(x, (3,), w, b), [(2, 3), (3,), (3,)], None),
+    ("layer_norm_two_dims", lambda x: al.nn.functional.layer_norm(x, (2, 3)), [(2, 2, 3)], None),
+    ("group_norm", lambda x, w, b: al.nn.functional.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)], None),
+    ("embedding", lambda w: al.nn.functional.embedding(al.tensor([[0, 2], [2, 4]]), w), [(5, 3)], None),
     ("movedim", lambda a: a.movedim(0, 2), [(2, 3, 4)], None),
     # in place: the out-of-place rule recorded on the tensor (always an intermediate here:
     # a leaf that requires grad refuses); a write through a view is recorded on its base
@@ -163,6 +186,29 @@ CASES = [
     ("adaptive_avg_pool2d_gradient", lambda g, x: al.autograd.grad(
         al.nn.functional.adaptive_avg_pool2d(x, (2, 3)), x, g, create_graph=True)[0],
      [(1, 2, 2, 3), (1, 2, 3, 4)], None),
+    # the gradients of nn's activations and of an embedding, rows of their own (recorded
+    # with create_graph: LeakyReluBackwardBackward0, ...), as functions of the seed g; the
+    # in-place activations (LeakyReluBackward1, EluBackward1); a module with a full backward
+    # hook passes its input and output through BackwardHookFunctionBackward
+    ("leaky_relu_gradient", lambda g, a: al.autograd.grad(al.nn.functional.leaky_relu(a, 0.2), a, g,
+                                                          create_graph=True)[0], [(5,), (5,)], "apart"),
+    ("gelu_gradient", lambda g, a: al.autograd.grad(al.nn.functional.gelu(a), a, g, create_graph=True)[0],
+     [(4,), (4,)], None),
+    ("gelu_tanh_gradient", lambda g, a: al.autograd.grad(al.nn.functional.gelu(a, approximate="tanh"), a, g,
+                                                         create_graph=True)[0], [(4,), (4,)], None),
+    ("elu_gradient", lambda g, a: al.autograd.grad(al.nn.functional.elu(a, 0.7), a, g, create_graph=True)[0],
+     [(6,), (6,)], "apart"),
+    ("softplus_gradient", lambda g, a: al.autograd.grad(al.nn.functional.softplus(a * 15, beta=2), a, g,
+                                                        create_graph=True)[0], [(6,), (6,)], "apart"),
+    ("hardtanh_gradient", lambda g, a: al.autograd.grad(al.nn.functional.hardtanh(a, -0.5, 0.5), a, g,
+                                                        create_graph=True)[0], [(6,), (6,)], "apart"),
+    ("embedding_gradient", lambda g, w: al.autograd.grad(al.nn.functional.embedding(al.tensor([[0, 2], [2, 4]]),
+                                                                                     w * w),
+                                                         w, g, create_graph=True)[0], [(2, 2, 3), (5, 3)], None),
+    ("leaky_relu_ in place", lambda a: al.nn.functional.leaky_relu(a * 1, 0.2, inplace=True), [(5,)], "apart"),
+    ("elu_ in place", lambda a: al.nn.functional.elu(a * 1, inplace=True) * a, [(5,)], "apart"),
+    ("a module's full backward hook", lambda a: (m := al.nn.Tanh(), m.register_full_backward_hook(lambda *h: None),
+                                                 m(a))[2], [(3,)], None),
     ("sigmoid_layer", lambda W, b: (al.tensor([[0.0, 1.0]], dtype=al.float64)
                                     - al.sigmoid(W @ al.tensor([[0.1, 0.4], [0.2, 0.6], [0.3, 0.8]],
                                                                dtype=al.float64) + b)) ** 2,

@@ -10,7 +10,7 @@ import operator
 
 from .. import dtypes
 from ..tensor import Tensor
-from .modules import Module, Parameter, _indent
+from .modules import Module, Parameter
 
 
 def _index(container, idx):
@@ -118,7 +118,8 @@ class ModuleList(Module):
                 runs[-1][1] = i
             else:
                 runs.append([i, i, r])
-        lines = [_indent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}") for a, b, r in runs]
+        lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}").replace("\n", "\n  ")
+                 for a, b, r in runs]
         return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from .. import creation, dtypes, functions as _f, modes
 from .. import rules as _rules
 from ..batching import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
-from ..inplace import in_place_method
+from ..inplace import in_place_method as _in_place_method
 from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t, wrap_dim as _wrap_dim
 from ..tensor import Tensor as _Tensor
 from . import activation_rules, embedding_rules, layer_rules, loss_rules, norm_rules
@@ -253,7 +253,7 @@ def _floating_only(kernel, x):
 
 def _in_place(x, row, **params):
     """``row`` written over x, as x.relu_() is (torch records it under the row's in-place name)."""
-    return in_place_method(lambda t: row(t, **params), row.name)(x)
+    return _in_place_method(lambda t: row(t, **params), row.name)(x)
 
 
 def relu(input, inplace=False):
@@ -310,12 +310,12 @@ def elu_(input, alpha=1.0):
     return elu(input, alpha, inplace=True)
 
 
-SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
     """elu with torch's constants, scaled: self-normalizing."""
-    return _elu(input, SELU_ALPHA, SELU_SCALE, inplace)
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -495,7 +495,7 @@ def _verify_batch_size(sizes, shown):
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {shown}")
 
 
-BATCHED_STATS = ("Batch norm got a batched tensor as input while the running_mean or running_var, which will be "
+_BATCHED_STATS = ("Batch norm got a batched tensor as input while the running_mean or running_var, which will be "
                  "updated in place, were not batched.\nIf you are using a module and do not need eval mode, please "
                  "set `track_running_stats` to be False.If you are using a prebuilt module and do not need eval "
                  "mode, please see the functorch website for resources on how to patch your module to work with vmap")
@@ -517,7 +517,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     use_batch = training
     if training and running_mean is not None:
         if _is_batched(input):
-            raise RuntimeError(BATCHED_STATS)
+            raise RuntimeError(_BATCHED_STATS)
         _update_running(input, running_mean, running_var, momentum)
     rm, rv = (None, None) if use_batch else (running_mean, running_var)
     return norm_rules.batch_norm(input, weight, bias, rm, rv, training=use_batch, ndim=input.ndim, eps=eps)

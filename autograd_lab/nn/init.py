@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import modes
 from ..checks import tensor_of
-from ..creation import _generator
+from .. import creation, dtypes
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
@@ -116,7 +116,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _generator(generator).standard_normal((rows, cols))
+    flat = creation.randn(rows, cols, generator=generator, dtype=dtypes.float64)._data
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -140,7 +140,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
     lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-    u = _generator(generator).uniform(2 * lo - 1, 2 * hi - 1, tensor.shape)
+    u = creation.rand(*tensor.shape, generator=generator, dtype=dtypes.float64)._data * (2 * hi - 2 * lo) + (2 * lo - 1)
     values = np.clip(_erfinv(u) * std * math.sqrt(2.0) + mean, a, b)
     with modes.no_grad():
         tensor.copy_(_tensor_like(values, tensor))

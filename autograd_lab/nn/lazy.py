@@ -4,7 +4,6 @@ read from its first input.  Until then its weight and bias are
 with -- and on the first call they take their shapes, torch's initialisation, and the
 module becomes a plain Linear (``type(layer) is nn.Linear`` afterwards, as in torch).
 """
-import numpy as np
 
 from .. import dtypes, modes
 from ..tensor import Tensor
@@ -24,12 +23,12 @@ class UninitializedParameter(Tensor):
     until :meth:`materialize` gives it a shape (then it is a plain Parameter, the same
     object: an optimizer that holds it keeps it)."""
     __slots__ = ()
+    _grad_fn = None                   # (a leaf; its numbers come with materialize)
+    _requires_grad = True
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
-        self._grad_fn = None
-        self.__dict__["_is_parameter"] = True
-        self.__dict__["_requires_grad"] = requires_grad
-        self.__dict__["_lazy_dtype"] = dtypes.to_numpy(dtype) or dtypes.DEFAULT_FLOAT
+        self._is_parameter = True
+        self._wants_grad, self._lazy_dtype = requires_grad, dtype
 
     @property
     def _data(self):
@@ -50,16 +49,23 @@ class UninitializedParameter(Tensor):
 
     __array__ = numpy
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise ValueError(UNINITIALIZED_USE.format(ufunc.__name__))
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise ValueError(UNINITIALIZED_USE.format(func.__name__))
+
     def __repr__(self):
         return "<UninitializedParameter>"
 
     def materialize(self, shape, device=None, dtype=None):
         """Give it ``shape``: uninitialized numbers (an initialisation fills them), and the
         class of a plain parameter."""
-        dtype = dtypes.to_numpy(dtype) or self.__dict__.pop("_lazy_dtype", dtypes.DEFAULT_FLOAT)
-        self.__dict__.pop("_lazy_dtype", None)
+        dtype = dtype if dtype is not None else self._lazy_dtype
+        wants_grad = self._wants_grad
+        del self._wants_grad, self._lazy_dtype
         self.__class__ = Tensor
-        self._data = np.empty(tuple(shape), dtype)
+        Tensor.__init__(self, *shape, dtype=dtype, requires_grad=wants_grad)
 
 
 def is_lazy(t):

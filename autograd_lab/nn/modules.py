@@ -177,9 +177,9 @@ class Module:
 
     def add_module(self, name, module):
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -400,7 +400,7 @@ class Module:
         return f"{self._get_name()}(\n  " + "\n  ".join(lines + children) + "\n)"
 
 
-def _typename(obj):
+def typename(obj):
     """torch.typename: a tensor's legacy type name, else the object's class by its module."""
     if isinstance(obj, Tensor):
         return "torch." + dtypes.legacy_type_name(obj._data.dtype)

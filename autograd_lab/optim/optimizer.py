@@ -13,7 +13,7 @@ import warnings
 from collections import defaultdict
 
 from ..modes import enable_grad, no_grad
-from ..nn.modules import _typename, zero_grad_of
+from ..nn.modules import typename, zero_grad_of
 from ..tensor import Tensor
 
 __all__ = ["Optimizer"]
@@ -33,7 +33,7 @@ class Optimizer:
     def __init__(self, params, defaults):
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors "
-                            f"or dicts, but got {_typename(params)}")
+                            f"or dicts, but got {typename(params)}")
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
@@ -67,7 +67,7 @@ class Optimizer:
             param_group["param_names"] = names
         for p in params:
             if not isinstance(p, Tensor):
-                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {typename(p)}")
             if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():

@@ -305,13 +305,13 @@ class WeightedRandomSampler(Sampler):
         self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
 
     def __iter__(self):
-        rng = creation._generator(self.generator)
         w = self.weights._data
+        draw = lambda n: creation.rand(n, generator=self.generator, dtype=dtypes.float64)._data   # noqa: E731
         if self.replacement:
-            chosen = np.searchsorted(np.cumsum(w), rng.random(self.num_samples) * w.sum(), side="right")
+            chosen = np.searchsorted(np.cumsum(w), draw(self.num_samples) * w.sum(), side="right")
             return iter(np.minimum(chosen, len(w) - 1).tolist())
         with np.errstate(divide="ignore"):          # (a weight of 0: last, as a key of -inf)
-            keys = np.log(rng.random(len(w))) / w
+            keys = np.log(draw(len(w))) / w
         return iter(np.argsort(-keys, kind="stable")[:self.num_samples].tolist())
 
     def __len__(self):
