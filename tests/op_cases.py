@@ -124,6 +124,7 @@ CASES = [
     ("silu", lambda a: al.nn.functional.silu(a), [(5,)], None),
     ("elu", lambda a: al.nn.functional.elu(a, alpha=0.5), [(6,)], "apart"),
     ("selu", lambda a: al.nn.functional.selu(a), [(6,)], "apart"),
+    ("celu", lambda a: al.nn.functional.celu(a, 2.0), [(6,)], "apart"),
     ("softplus_both_sides_of_threshold", lambda a: al.nn.functional.softplus(a * 15, beta=2), [(6,)], "apart"),
     ("hardtanh", lambda a: al.nn.functional.hardtanh(a, -0.5, 0.5), [(6,)], "apart"),
     ("logsigmoid", lambda a: al.nn.functional.logsigmoid(a * 3), [(4,)], None),
@@ -207,6 +208,7 @@ CASES = [
                                                          w, g, create_graph=True)[0], [(2, 2, 3), (5, 3)], None),
     ("leaky_relu_ in place", lambda a: al.nn.functional.leaky_relu(a * 1, 0.2, inplace=True), [(5,)], "apart"),
     ("elu_ in place", lambda a: al.nn.functional.elu(a * 1, inplace=True) * a, [(5,)], "apart"),
+    ("celu_ in place", lambda a: al.nn.functional.celu(a * 1, 0.5, inplace=True), [(5,)], "apart"),
     ("a module's full backward hook", lambda a: (m := al.nn.Tanh(), m.register_full_backward_hook(lambda *h: None),
                                                  m(a))[2], [(3,)], None),
     ("sigmoid_layer", lambda W, b: (al.tensor([[0.0, 1.0]], dtype=al.float64)

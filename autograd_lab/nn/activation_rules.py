@@ -154,6 +154,11 @@ elu_inplace = Op("EluBackward1", _elu_forward,
                  saves="output")
 
 
+# celu is elu with input_scale = 1 / alpha, under torch's own names
+celu = Op("CeluBackward0", _elu_forward, vjp=elu.vjp, jvp=elu.jvp, saves="inputs")
+celu_inplace = Op("CeluBackward1", _elu_forward, vjp=elu_inplace.vjp, jvp=elu_inplace.jvp, saves="output")
+
+
 # -- softplus: log(1 + exp(beta x)) / beta, and x itself where beta x > threshold -------------
 def _softplus_forward(x, beta, threshold):
     bx = x * beta
@@ -228,5 +233,5 @@ prelu = Op("PreluKernelBackward0", lambda x, w: np.where(x > 0, x, w * x),
 register(globals())
 # -- their batch rules (al.vmap): elementwise, the batch broadcasts --------------------------------
 batching.register(broadcast, leaky_relu, leaky_relu_backward, leaky_relu_inplace, gelu, gelu_backward, silu,
-                  elu, elu_backward, elu_inplace, softplus, softplus_backward, hardtanh, hardtanh_backward,
+                  elu, elu_backward, elu_inplace, celu, celu_inplace, softplus, softplus_backward, hardtanh, hardtanh_backward,
                   log_sigmoid, mish, prelu)

@@ -73,8 +73,7 @@ def _seeded_lookup(gg, indices, lead):
 
 lookup_gradient = Op("EmbeddingDenseBackwardBackward0", _gradient_forward,
                      vjp=(lambda gg, y, g, indices, *, num_weights, padding_idx=None, scale_grad_by_freq=False,
-                          lead=0: _masked(_seeded_lookup(gg, indices, lead), indices, padding_idx,
-                                          scale_grad_by_freq, lead, num_weights),
+                          lead=0: _masked(_seeded_lookup(gg, indices, lead), indices, padding_idx, lead),
                           None),
                      jvp=(lambda t, y, g, indices, *, num_weights, padding_idx=None, scale_grad_by_freq=False,
                           lead=0: lookup_gradient(t, indices, num_weights=num_weights, padding_idx=padding_idx,
@@ -83,12 +82,12 @@ lookup_gradient = Op("EmbeddingDenseBackwardBackward0", _gradient_forward,
                      saves=(1,))
 
 
-def _masked(out, indices, padding_idx, scale_grad_by_freq, lead, num_weights):
-    """A lookup's entries zero at the padding index, and divided by their index's count
-    (the adjoint of what the gradient row does to them)."""
+def _masked(out, indices, padding_idx, lead):
+    """A lookup's entries zero at the padding index.  (With scale_grad_by_freq the adding-
+    back divided each entry by its index's count, and its exact derivative would divide
+    again; torch's does not -- its double backward ignores the counts -- and autograd_lab
+    gives torch's numbers.)"""
     idx = _array(indices)
-    if scale_grad_by_freq:
-        out = out / _row_counts(idx, lead, num_weights)[..., None]
     if padding_idx is not None:
         out = where(np.expand_dims(idx == padding_idx, -1), 0.0, out)
     return out

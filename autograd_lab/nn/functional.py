@@ -325,8 +325,8 @@ def celu(input, alpha=1.0, inplace=False):
         raise RuntimeError("ZeroDivisionError")
     params = dict(alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
     if inplace:
-        return _in_place(input, activation_rules.elu_inplace, **params)
-    return activation_rules.elu(input, **params)
+        return _in_place(input, activation_rules.celu_inplace, **params)
+    return activation_rules.celu(input, **params)
 
 
 def softplus(input, beta=1.0, threshold=20.0):

@@ -192,7 +192,7 @@ class GroupNorm(Module):
         super().__init__()
         devices.check(device)
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         if affine:
             self.weight = Parameter(creation.empty(num_channels, dtype=dtype))
