@@ -497,8 +497,9 @@ _MACHINERY = {"_requires_grad", "_grad", "_accumulate", "_retains_grad", "_tange
 class DeepCopy:
     def __deepcopy__(self, memo):
         """A new leaf with a copy of the numbers, requires_grad and .grad (copied too), as
-        torch copies a leaf; tensors sharing memory share the copy of it.  Refused for a
-        tensor a graph made, in torch's words."""
+        torch copies a leaf -- a parameter without its .grad and other attributes, as
+        torch copies a Parameter; tensors sharing memory share the copy of it.  Refused for
+        a tensor a graph made, in torch's words."""
         if self.grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
                                "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
@@ -509,6 +510,9 @@ class DeepCopy:
         new = Tensor._make(_copied_memory(self._data, memo))
         memo[id(self)] = new
         new.requires_grad_(self.requires_grad)
+        if self.__dict__.get("_is_parameter"):
+            new._is_parameter = True
+            return new
         if self.grad is not None:
             new.grad = copy.deepcopy(self.grad, memo)
         for name, value in self.__dict__.items():

@@ -7,6 +7,7 @@ sub-modules in ``_modules`` -- which is what ``parameters()``, ``named_parameter
 """
 import copy
 import math
+import operator
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -109,24 +110,35 @@ class Module:
 
     # -- what a module holds ---------------------------------------------------------------
     def __setattr__(self, name, value):
-        params, modules = self.__dict__.get("_parameters"), self.__dict__.get("_modules")
+        """A Parameter, a Module or a tensor for a buffer's name is registered in its table
+        (a name reassigned keeps its place, as in torch); anything else is an attribute.
+        A name holding a parameter or a sub-module takes only another of its kind, or None."""
+        held = self.__dict__
+        params, modules, buffers = held.get("_parameters"), held.get("_modules"), held.get("_buffers")
         if isinstance(value, (Parameter, Module)) and params is None:
             kind = "parameters" if isinstance(value, Parameter) else "module"
             raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
-        buffers = self.__dict__.get("_buffers", {})
-        if name in buffers and not isinstance(value, (Parameter, Module)):
+        if isinstance(value, Parameter):
+            _forget(name, held, buffers, modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            _forget(name, held, params, buffers)
+            modules[name] = value
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            modules[name] = value
+        elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
             buffers[name] = value
-            return
-        if params is not None:
-            for table in (params, modules, buffers, self.__dict__):
-                table.pop(name, None)
-        if isinstance(value, Parameter):
-            params[name] = value
-        elif isinstance(value, Module):
-            modules[name] = value
         else:
             object.__setattr__(self, name, value)
 
@@ -400,6 +412,13 @@ class Module:
         return f"{self._get_name()}(\n  " + "\n  ".join(lines + children) + "\n)"
 
 
+def _forget(name, *tables):
+    """Take ``name`` out of the tables that are not the one it is going into."""
+    for table in tables:
+        if table is not None:
+            table.pop(name, None)
+
+
 def typename(obj):
     """torch.typename: a tensor's legacy type name, else the object's class by its module."""
     if isinstance(obj, Tensor):
@@ -622,11 +641,12 @@ class Identity(Module):
 
 
 class Sequential(Module):
-    """Modules applied one after the other; indexed, sliced and iterated like a list."""
+    """Modules applied one after the other; indexed, sliced, changed and iterated like a
+    list (an OrderedDict names them)."""
 
     def __init__(self, *args):
         super().__init__()
-        if len(args) == 1 and isinstance(args[0], dict):
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
             for name, m in args[0].items():
                 self.add_module(name, m)
         else:
@@ -638,13 +658,28 @@ class Sequential(Module):
             input = m(input)
         return input
 
-    def __getitem__(self, idx):
-        items = list(self._modules.items())
-        if isinstance(idx, slice):
-            return Sequential(dict(items[idx]))
-        if not -len(items) <= idx < len(items):
+    def _key(self, idx):
+        """The name of entry ``idx`` (negative counts from the end), or torch's IndexError."""
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
             raise IndexError(f"index {idx} is out of range")
-        return items[idx][1]
+        return list(self._modules)[idx % len(self)]
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return self._modules[self._key(idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, self._key(idx), module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)[idx] if isinstance(idx, slice) else [self._key(idx)]
+        for key in keys:
+            delattr(self, key)
+        kept = list(self._modules.values())           # renumbered from 0
+        self._modules.clear()
+        self._modules.update((str(i), m) for i, m in enumerate(kept))
 
     def __len__(self):
         return len(self._modules)
@@ -652,8 +687,54 @@ class Sequential(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def _check_sequential(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+
+    def __add__(self, other):
+        self._check_sequential(other)
+        return Sequential().extend(self).extend(other)
+
+    def __iadd__(self, other):
+        self._check_sequential(other)
+        return self.extend(list(other))
+
+    def __mul__(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return Sequential().extend(list(self) * other)
+
+    __rmul__ = __mul__
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
     def append(self, module):
         self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        index = index + n if index < 0 else index
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential):
+        for layer in sequential:
+            self.append(layer)
         return self
 
 
