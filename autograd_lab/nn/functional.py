@@ -512,6 +512,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     ("bias", bias)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.requires_grad:               # (their derivative is not implemented)
+            raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with respect to argument "
+                               f"'{name}'. This input cannot have requires_grad True.")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in evaluation mode")
     use_batch = training
