@@ -1309,3 +1309,112 @@ except RuntimeError as e:
 print(model2.load_state_dict(state, strict=False))
 """)
 
+
+# -- nn's building blocks as courses use them: d2l's lazy layers and parameter access (its
+#    `type(module) == nn.Linear` read by the class's name: the test gives torch's run a Linear
+#    of its own, which the lazy layer does not become), a
+#    network of ModuleLists with batch norm trained by AdamW under a schedule, a padded
+#    embedding, a policy gradient with a Categorical, a target network and a hook ----------
+blocks = snippet("Building blocks in learners' code")
+blocks("""
+import torch
+from torch import nn
+net = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
+print(net[0].weight)
+X = torch.rand(size=(2, 4))
+print(net(X).shape)
+print(net)
+print([(name, param.shape) for name, param in net[0].named_parameters()])
+def init_normal(module):
+    if type(module).__name__ == "Linear":
+        nn.init.normal_(module.weight, mean=0, std=0.01)
+        nn.init.zeros_(module.bias)
+net.apply(init_normal)
+print(net[0].weight.data[0], net[0].bias.data[0])
+def init_constant(module):
+    if type(module).__name__ == "Linear":
+        nn.init.constant_(module.weight, 1)
+        nn.init.zeros_(module.bias)
+net.apply(init_constant)
+print(net(X))
+""")
+blocks("""
+import torch
+from torch import nn
+torch.manual_seed(0)
+class MLP(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])])
+        self.norms = nn.ModuleList([nn.BatchNorm1d(b) for b in sizes[1:-1]])
+        self.act = nn.LeakyReLU(0.1)
+    def forward(self, x):
+        for layer, norm in zip(self.layers[:-1], self.norms):
+            x = self.act(norm(layer(x)))
+        return self.layers[-1](x)
+model = MLP([3, 8, 8, 2])
+print(model)
+X = torch.randn(16, 3)
+y = (X.sum(1) > 0).long()
+opt = torch.optim.AdamW(model.parameters(), lr=0.01)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5, gamma=0.5)
+for epoch in range(12):
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(X), y)
+    loss.backward()
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    opt.step()
+    sched.step()
+    if epoch % 3 == 0:
+        print(epoch, round(loss.item(), 4), round(norm.item(), 4), sched.get_last_lr())
+model.eval()
+print(model.norms[0].running_mean.shape, model.norms[0].num_batches_tracked, model(X[:2]).shape)
+print(list(opt.state_dict()["state"][0].keys()), opt.state_dict()["param_groups"][0]["lr"])
+""")
+blocks("""
+import torch
+from torch import nn
+class BagOfWords(nn.Module):
+    def __init__(self, vocab, dim, classes):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, dim, padding_idx=0)
+        self.norm = nn.LayerNorm(dim)
+        self.out = nn.Linear(dim, classes)
+    def forward(self, tokens):
+        mask = (tokens != 0).float().unsqueeze(-1)
+        summed = (self.embedding(tokens) * mask).sum(1) / mask.sum(1)
+        return self.out(nn.functional.gelu(self.norm(summed)))
+model = BagOfWords(20, 6, 3)
+tokens = torch.tensor([[3, 7, 0, 0], [1, 2, 3, 4], [5, 5, 5, 0]])
+labels = torch.tensor([0, 2, 1])
+loss = nn.functional.cross_entropy(model(tokens), labels)
+loss.backward()
+print(round(loss.item(), 4))
+print(model.embedding.weight.grad[0], model.embedding.weight.grad[5])
+print(model.embedding)
+""")
+blocks("""
+import copy
+import torch
+from torch import nn
+from torch.distributions import Categorical
+policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+target = copy.deepcopy(policy)
+for p in target.parameters():
+    p.requires_grad = False
+features = {}
+policy[1].register_forward_hook(lambda module, inputs, output: features.update(hidden=output.detach()))
+states = torch.randn(5, 4)
+actions = torch.tensor([0, 1, 1, 0, 1])
+returns = torch.tensor([1.0, 0.5, -0.2, 2.0, 0.0])
+dist = Categorical(logits=policy(states))
+print(dist)
+loss = -(dist.log_prob(actions) * returns).mean() - 0.01 * dist.entropy().mean()
+optimizer = torch.optim.RMSprop(policy.parameters(), lr=0.01)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+print(round(loss.item(), 5), features["hidden"].shape)
+print(torch.allclose(policy[0].bias, target[0].bias), target[0].bias.requires_grad)
+print(round((policy(states) - target(states)).abs().max().item(), 5))
+""")
