@@ -1,6 +1,6 @@
 """``al.distributions``, as ``torch.distributions``: probability distributions with
-parameters that may require grad -- Normal, Uniform, Bernoulli, Categorical, Independent
--- and ``kl_divergence`` between two of a kind.
+parameters that may require grad -- Normal, Uniform, Bernoulli, Categorical,
+MultivariateNormal, Independent -- and ``kl_divergence`` between two of a kind.
 
 A distribution has a ``batch_shape`` (independent copies, one per entry of its
 parameters) and an ``event_shape`` (the shape of one draw: () for a number, (k,) for a
@@ -24,8 +24,8 @@ from .checks import broadcast_mismatch, tensor_of
 from .nn import functional as F
 from .tensor import Tensor
 
-__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Independent", "kl_divergence",
-           "register_kl", "constraints"]
+__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "MultivariateNormal", "Independent",
+           "kl_divergence", "register_kl", "constraints"]
 
 
 # -- constraints: what a parameter or a value may be (checked, and printed in messages) -----------
@@ -125,6 +125,30 @@ class _IndependentReal(_Real):
         return "IndependentConstraint(Real(), 1)"
 
 
+class _PositiveDefinite(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        m = value._data if isinstance(value, Tensor) else np.asarray(value)
+        symmetric = np.isclose(m, np.swapaxes(m, -1, -2), atol=1e-6).all((-1, -2))
+        ok = np.zeros(m.shape[:-2], bool)
+        for i in np.ndindex(*m.shape[:-2]):
+            try:
+                np.linalg.cholesky(m[i])
+                ok[i] = symmetric[i]
+            except np.linalg.LinAlgError:
+                pass
+        return ok
+
+
+class _LowerCholesky(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        m = value._data if isinstance(value, Tensor) else np.asarray(value)
+        return (np.triu(m, 1) == 0).all((-1, -2)) & (np.diagonal(m, 0, -2, -1) > 0).all(-1)
+
+
 class constraints:
     """The constraints torch.distributions.constraints names, as far as these distributions use them."""
     Constraint = Constraint
@@ -134,6 +158,8 @@ class constraints:
     unit_interval = _Interval(0.0, 1.0)
     boolean = _Boolean()
     simplex = _Simplex()
+    positive_definite = _PositiveDefinite()
+    lower_cholesky = _LowerCholesky()
     greater_than = _GreaterThan
     less_than = _LessThan
     interval = _Interval
@@ -538,6 +564,85 @@ class Categorical(Distribution):
     def enumerate_support(self, expand=True):
         values = creation.arange(self._num_events).view(-1, *((1,) * len(self._batch_shape)))
         return values.expand(-1, *self._batch_shape) if expand else values
+
+
+# -- MultivariateNormal: a vector's normal distribution, by its covariance ------------------------
+class MultivariateNormal(Distribution):
+    """The normal distribution of vectors with mean ``loc`` and a covariance given as the
+    matrix, its inverse (``precision_matrix``) or its Cholesky factor (``scale_tril``).
+
+    The gradient flows to ``loc`` and to the value; autograd_lab has no differentiable
+    Cholesky decomposition, so a covariance (or precision, or scale_tril) that requires
+    grad is refused."""
+    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
+                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
+    support = constraints.real_vector
+    has_rsample = True
+
+    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
+        if loc.ndim < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        given = [(n, m) for n, m in (("covariance_matrix", covariance_matrix), ("precision_matrix", precision_matrix),
+                                     ("scale_tril", scale_tril)) if m is not None]
+        if len(given) != 1:
+            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+        (name, matrix), = given
+        if matrix.ndim < 2:
+            raise ValueError(f"{name} must be at least two-dimensional, with optional leading batch dimensions")
+        if matrix.requires_grad:
+            raise NotImplementedError(
+                f"autograd_lab's MultivariateNormal differentiates with respect to loc and the value, not {name}: "
+                f"autograd_lab has no differentiable Cholesky decomposition (pass {name}.detach())")
+        batch = tuple(np.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1]))
+        self.__dict__[name] = matrix.expand(*(batch + tuple(matrix.shape[-2:])))
+        self.loc = loc.expand(*(batch + (-1,)))
+        super().__init__(batch, loc.shape[-1:], validate_args=validate_args)
+        m = matrix._data.astype(np.float64)
+        factor = m if name == "scale_tril" else np.linalg.cholesky(m if name == "covariance_matrix" else np.linalg.inv(m))
+        dtype = matrix._data.dtype
+        self._unbroadcasted_scale_tril = tensor_of(factor.astype(dtype))
+        self._whiten = tensor_of(np.linalg.inv(factor).astype(dtype))          # L⁻¹: a constant
+        self._half_log_det = tensor_of(np.log(np.diagonal(factor, 0, -2, -1)).sum(-1).astype(dtype))
+
+    @_Lazy
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(*(self._batch_shape + self._event_shape * 2))
+
+    @_Lazy
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return (L @ L.mT).expand(*(self._batch_shape + self._event_shape * 2))
+
+    @_Lazy
+    def precision_matrix(self):
+        inv = self._whiten
+        return (inv.mT @ inv).expand(*(self._batch_shape + self._event_shape * 2))
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(*(self._batch_shape + self._event_shape))
+
+    def rsample(self, sample_shape=()):
+        eps = creation.randn(*self._extended_shape(sample_shape), dtype=self.loc.dtype)
+        return self.loc + (self._unbroadcasted_scale_tril @ eps.unsqueeze(-1)).squeeze(-1)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (self._whiten @ (value - self.loc).unsqueeze(-1)).squeeze(-1)
+        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + (z * z).sum(-1)) - self._half_log_det
+
+    def entropy(self):
+        h = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._half_log_det
+        return h if not self._batch_shape else h.expand(*self._batch_shape)
 
 
 # -- Independent: some batch dimensions taken as event dimensions -------------------------------

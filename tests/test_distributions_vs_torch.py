@@ -16,6 +16,11 @@ from op_cases import error_of  # noqa: E402
 LOC, SCALE = np.array([[0.5, -1.0, 2.0], [0.0, 0.3, -0.7]]), np.array([[1.0, 2.0, 0.5], [0.8, 1.5, 3.0]])
 LOGITS = np.array([[0.5, -1.0, 2.0, 0.1], [0.0, 1.0, 3.0, -2.0]])
 VALUE = np.array([[0.3, 0.4, -1.0], [2.0, 0.0, 0.1]])
+COVARIANCE = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.3], [0.0, 0.3, 1.5]])
+
+
+def _lib(D):
+    return al if D is al.distributions else torch
 
 # (make the distribution from the library and the parameters, parameter values, what to evaluate)
 CASES = {
@@ -27,6 +32,12 @@ CASES = {
     "Categorical, logits": (lambda D, p: D.Categorical(logits=p[0]), [LOGITS], np.array([2, 0])),
     "Categorical, probs": (lambda D, p: D.Categorical(probs=p[0].exp()), [LOGITS], np.array([[3, 1], [0, 2]])),
     "Independent Normal": (lambda D, p: D.Independent(D.Normal(p[0], p[1]), 1), [LOC, SCALE], VALUE),
+    "MultivariateNormal, covariance": (lambda D, p: D.MultivariateNormal(p[0], _lib(D).tensor(COVARIANCE)), [LOC],
+                                       VALUE),
+    "MultivariateNormal, scale_tril": (lambda D, p: D.MultivariateNormal(
+        p[0], scale_tril=_lib(D).tensor(np.linalg.cholesky(COVARIANCE))), [LOC[0]], VALUE),
+    "MultivariateNormal, precision": (lambda D, p: D.MultivariateNormal(
+        p[0], precision_matrix=_lib(D).tensor(COVARIANCE)), [LOC], VALUE[0]),
 }
 
 
@@ -155,6 +166,15 @@ REFUSED = {
     "a KL of two kinds": lambda D, L: D.kl_divergence(D.Normal(0.0, 1.0), D.Categorical(logits=L.zeros(2))),
     "an int sample shape": lambda D, L: D.Categorical(logits=L.zeros(3)).sample(5),
     "rsample of a Categorical": lambda D, L: D.Categorical(logits=L.zeros(3)).rsample(),
+    "a covariance that is not positive definite": lambda D, L: D.MultivariateNormal(
+        L.zeros(2), L.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    "a scale_tril that is not lower triangular": lambda D, L: D.MultivariateNormal(
+        L.zeros(2), scale_tril=L.tensor([[1.0, 1.0], [0.0, 1.0]])),
+    "no covariance": lambda D, L: D.MultivariateNormal(L.zeros(2)),
+    "a covariance and a scale_tril": lambda D, L: D.MultivariateNormal(L.zeros(2), L.eye(2), scale_tril=L.eye(2)),
+    "a 0-d loc": lambda D, L: D.MultivariateNormal(L.tensor(0.0), L.eye(2)),
+    "a 1-d covariance": lambda D, L: D.MultivariateNormal(L.zeros(2), L.ones(2)),
+    "a value of another event shape": lambda D, L: D.MultivariateNormal(L.zeros(2), L.eye(2)).log_prob(L.zeros(3)),
 }
 
 
@@ -163,6 +183,12 @@ def test_distributions_refuse_what_torch_refuses_in_its_words(case):
     ours = error_of(lambda: REFUSED[case](al.distributions, al))
     theirs = error_of(lambda: REFUSED[case](torch.distributions, torch))
     assert theirs[0] is not None and ours == theirs
+
+
+def test_a_multivariate_normal_refuses_a_covariance_that_requires_grad_in_words():
+    kind, message = error_of(lambda: al.distributions.MultivariateNormal(
+        al.zeros(2), al.eye(2, requires_grad=True)))
+    assert kind == "NotImplementedError" and "no differentiable Cholesky" in message
 
 
 def test_without_validation_a_value_outside_the_support_gets_torchs_log_prob():

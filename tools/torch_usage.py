@@ -1649,6 +1649,10 @@ def _al_probe():
         probes["torch.optim.Optimizer"] = [getattr(al.optim, "Optimizer", None)]
     sched = getattr(al.optim, "lr_scheduler", None)
     probes["torch.optim.lr_scheduler.LRScheduler"] = [getattr(sched, "LRScheduler", None)]
+    try:                              # (a scheduler's attributes, as its optimizer, are its instance's)
+        probes["torch.optim.lr_scheduler.LRScheduler"].append(sched.StepLR(opt, 1))
+    except Exception:
+        pass
     seen = []
     Function = getattr(al.autograd, "Function", None)
     if Function is not None:
