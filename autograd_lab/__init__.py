@@ -16,8 +16,8 @@ table: each row's forward, VJP and JVP), ``engine.py`` (the backward walk) and
 ``creation``, ``devices``, ``more_rules`` (the rows of torch's other tensor functions:
 softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``functions`` (the ``al.*``
 functions), ``tensor_methods`` (Tensor's other methods, installed last), ``batching``
-(``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim``, ``utils`` (datasets and
-loaders), ``viz`` (pictures) and ``widgets`` (explorers).
+(``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim/``, ``utils`` (datasets and
+loaders), ``distributions``, ``viz`` (pictures) and ``widgets`` (explorers).
 """
 from . import dtypes as _dtypes
 from .creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, Generator,

@@ -2,7 +2,8 @@
 rules and its batch rule for vmap, read from the source itself so the book's table cannot
 drift from the code.  Every row module registers its rows (``recording.register``): the
 core's rows in ``rules.py`` come first, then the shell's (``more_rules.py``,
-``einsum_rules.py``, ``nn/loss_rules.py``, ``nn/layer_rules.py``).
+``einsum_rules.py``, ``nn/loss_rules.py``, ``nn/layer_rules.py``, and nn's activations,
+normalization layers, embedding and module hooks).
 
     >>> from autograd_lab import rulebook
     >>> rulebook.rule("where").vjp

@@ -1,7 +1,9 @@
 """``al.nn``: the torch.nn pieces tutorials train with -- modules (layers, activations,
 losses) in ``modules.py``, the functions behind them in ``functional.py``, the rules of
 linear, convolution and pooling layers in ``layer_rules.py``, of the losses in ``loss_rules.py``,
-initialisations in ``init.py``."""
+initialisations in ``init.py``; the building blocks beyond them (activations,
+normalization, embedding, containers, hooks, lazy layers) each in a module named for
+them, and ``utils`` (gradient clipping)."""
 from . import functional, init
 from .modules import (AdaptiveAvgPool2d, AvgPool2d, BCELoss, BCEWithLogitsLoss, Conv2d, CrossEntropyLoss,
                       Dropout, Flatten, Identity, L1Loss, Linear, LogSoftmax, MaxPool2d, Module, MSELoss,
