@@ -291,8 +291,8 @@ def test_backward_hooks_on_every_layer_of_a_network_see_torchs_gradients():
         norms = []
         for name, m in model.named_children():
             m.register_full_backward_hook(lambda mod, gin, gout, name=name: norms.append(
-                (name, [None if g is None else round(float((g * g).sum()), 4) for g in gin],
-                 round(float((gout[0] * gout[0]).sum()), 4))))
+                (name, [None if g is None else round((g * g).sum().item(), 4) for g in gin],
+                 round((gout[0] * gout[0]).sum().item(), 4))))
         model(L.tensor([[0.5, -1.0, 2.0], [1.0, 1.0, 1.0]], requires_grad=True)).sum().backward()
         return norms
     _same(run)
