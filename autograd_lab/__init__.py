@@ -43,6 +43,17 @@ from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_m
                     set_grad_enabled)
 from .tensor import Tensor
 from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor's methods)
+# -- torch's other tensor operations and functions (issue 48): each module installs its
+# Tensor methods after tensor_methods.py's
+from .math_functions import (bmm, cumprod, cumsum, det, dist, e, exp2, expm1, flip, floor_divide, fmod, imag, inf,
+                             isclose, log10, log2, nan, pi, real, remainder, std, tril, triu, var)
+from .index_functions import (argsort, argwhere, index_put, masked_select, meshgrid, nonzero,
+                              repeat_interleave, scatter, scatter_add, topk, unique)
+from .layout import (Size, channels_last, channels_last_3d, contiguous_format, memory_format,
+                     preserve_format)
+from . import random  # noqa: E402  (torch.random)
+from .random import fork_rng, get_rng_state, initial_seed, multinomial, seed, set_rng_state
+from .serialization import load, save
 from .batching import vmap
 from . import autograd, nn, optim, utils  # noqa: E402
 from .error_finder import explain  # noqa: E402  (the book's page of errors, for a message)
@@ -55,6 +66,7 @@ int64 = long = _dtypes.int64
 int32 = int = _dtypes.int32
 int16, int8, uint8 = _dtypes.int16, _dtypes.int8, _dtypes.uint8
 bool = _dtypes.bool_
+bfloat16 = _dtypes.bfloat16       # (named, never stored: NumPy has no bfloat16; see dtypes.unstorable)
 
 __version__ = "0.1.0"
 

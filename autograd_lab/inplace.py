@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from . import checks, dtypes, recording, rules, saved
-from .checks import check_into, index_key, is_mask, is_number
+from .checks import check_into, dense, index_key, is_mask, is_number
 from .modes import state
 from .tensor import Tensor, unwrap
 
@@ -357,7 +357,7 @@ def _check_overlap(written, read):
     writes in another way: it would read numbers it has already written.  (Like torch, it
     passes over layouts with gaps, where telling is too hard.)"""
     a, b = written._data, read._data
-    if a is b or not (np.may_share_memory(a, b) and _dense(a) and _dense(b)):
+    if a is b or not (np.may_share_memory(a, b) and dense(a) and dense(b)):
         return
     if a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.strides == b.strides:
         return                            # the same numbers, laid out the same way: fine
@@ -366,16 +366,6 @@ def _check_overlap(written, read):
 
 OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer "
            "to a single memory location. Please clone() the tensor before performing the operation.")
-
-
-def _dense(a):
-    """Whether an array's numbers fill one block of memory, in some order, with no gaps."""
-    step = a.itemsize
-    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
-        if stride != step:
-            return False
-        step *= n
-    return True
 
 
 def _check_expand(shape, target, dtype):

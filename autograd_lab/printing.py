@@ -5,7 +5,7 @@ value is whole (``tensor([1., 2.])``), four decimals otherwise, and scientific n
 when the values span more than three orders of magnitude, exceed 1e8 or go below 1e-4.
 Columns are right-aligned to the widest element, lines wrap at 80 characters, and
 tensors of more than 1000 elements show only their first and last three entries per
-dimension.
+dimension.  ``al.set_printoptions`` changes these settings (functions.py).
 """
 import math
 
@@ -17,6 +17,7 @@ PRECISION = 4
 THRESHOLD = 1000
 EDGEITEMS = 3
 LINEWIDTH = 80
+SCI_MODE = None             # al.set_printoptions(sci_mode=...): True or False forces it, None decides
 
 
 class _Format:
@@ -45,6 +46,8 @@ class _Format:
             else:
                 w = len(f"{v:.{PRECISION}f}")
             self.width = max(self.width, w)
+        if SCI_MODE is not None:          # forced, after the widths were found as if not (as torch)
+            self.sci = SCI_MODE
 
     def __call__(self, v):
         if not self.floating:
