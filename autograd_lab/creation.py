@@ -245,8 +245,8 @@ def empty(*dims, size=None, dtype=None, device=None, requires_grad=False, memory
     as ``memory_format`` says (row by row unless al.channels_last)."""
     out = zeros(*dims, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
     if memory_format is not None:
-        from . import layout
-        out._data = layout.laid_out(out._data, memory_format)
+        from . import storage
+        out._data = storage.laid_out(out._data, memory_format)
     return out
 
 
@@ -257,12 +257,12 @@ def _like(x, dtype):
 def _laid_like(array, input, memory_format):
     """A new array for a *_like factory, laid out as torch's memory_format says: like the
     input (None, al.preserve_format: NumPy's order="K" keeps its layout), row by row, or
-    channels last (layout.py)."""
+    channels last (storage.py)."""
     if memory_format is None:
         return array
-    from . import layout
-    return layout.laid_out(np.ascontiguousarray(array), memory_format) if memory_format is not \
-        layout.preserve_format else array
+    from . import storage
+    return storage.laid_out(np.ascontiguousarray(array), memory_format) if memory_format is not \
+        storage.preserve_format else array
 
 
 def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):

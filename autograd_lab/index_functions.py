@@ -102,27 +102,7 @@ class IndexMethods:
         """x with ``values`` written at ``indices`` (a tuple of index tensors, as x[indices]
         reads them); added to what is there with accumulate=True (a place named twice gets
         both)."""
-        if not isinstance(indices, (tuple, list)):
-            raise TypeError(f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not "
-                            f"{type(indices).__name__}")
-        if not isinstance(values, Tensor):
-            raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not "
-                            f"{type(values).__name__}")
-        if values._data.dtype != self._data.dtype:
-            raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                               f"{_name(self)} for the destination and {_name(values)} for the source.")
-        key = index_key(tuple(indices))
-        _check_bounds(self.shape, key)
-        region = rules.index_forward(np.broadcast_to(np.empty((), bool), self.shape), key).shape
-        try:
-            np.broadcast_to(np.empty(values.shape, bool), region)
-        except ValueError:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be "
-                               f"broadcast to indexing result of shape {list(region)}") from None
-        if batching.levels_of(self, values) and values.shape != region:
-            values = values.expand(region)    # (under vmap the rows' batch dims sit in front: see below)
-        row = R.index_put_accumulate if accumulate else rules.index_put
-        return row(self, values, key=key)
+        return _index_put(self, indices, values, accumulate, "index_put")
 
     # -- unique, windows, repeats ----------------------------------------------------------------------
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -170,8 +150,9 @@ class IndexMethods:
             return x.index_select(d, Tensor._make(np.repeat(np.arange(x.shape[d]), counts)))
         if not isinstance(repeats, (int, np.integer)) or isinstance(repeats, bool):
             raise TypeError(f"repeat_interleave() received an invalid combination of arguments - got "
-                            f"({type(repeats).__name__}), but expected one of: (Tensor repeats, int dim, "
-                            "*, int output_size) or (int repeats, int dim, *, int output_size)")
+                            f"({type(repeats).__name__}), but expected one of:\n * (Tensor repeats, int dim = "
+                            "None, *, int output_size = None)\n * (int repeats, int dim = None, *, "
+                            "int output_size = None)")
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
         _check_output_size(output_size, x.shape[d] * repeats if x.ndim else repeats)
@@ -180,6 +161,31 @@ class IndexMethods:
         shape = list(x.shape)
         wide = x.unsqueeze(d + 1).expand(shape[:d + 1] + [int(repeats)] + shape[d + 1:])
         return wide.clone().view(shape[:d] + [shape[d] * int(repeats)] + shape[d + 1:])
+
+
+def _index_put(self, indices, values, accumulate, name):
+    """x.index_put and x.index_put_ (``name``, as torch's messages say)."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    if values._data.dtype != self._data.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{_name(self)} for the destination and {_name(values)} for the source.")
+    key = index_key(tuple(indices))
+    _check_bounds(self.shape, key)
+    region = rules.index_forward(np.broadcast_to(np.empty((), bool), self.shape), key).shape
+    try:
+        np.broadcast_to(np.empty(values.shape, bool), region)
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(region)}") from None
+    if batching.levels_of(self, values) and values.shape != region:
+        values = values.expand(region)    # (under vmap the rows' batch dims sit in front: see below)
+    row = R.index_put_accumulate if accumulate else rules.index_put
+    return row(self, values, key=key)
 
 
 def _name(t):
@@ -389,5 +395,7 @@ def one_hot(tensor, num_classes=-1):
 
 install(IndexMethods)
 Tensor.scatter_ = inplace.in_place_method(_scatter_in_place, "scatter_")
-for _name_ in ("scatter_add", "index_put"):
-    setattr(Tensor, _name_ + "_", inplace.in_place_method(getattr(Tensor, _name_), _name_ + "_"))
+Tensor.scatter_add_ = inplace.in_place_method(Tensor.scatter_add, "scatter_add_")
+Tensor.index_put_ = inplace.in_place_method(
+    lambda self, indices, values, accumulate=False: _index_put(self, indices, values, accumulate, "index_put_"),
+    "index_put_")

@@ -177,7 +177,7 @@ _SCATTER = refused(lambda p: f"derivative for aten::scatter{'_' if p.get('inplac
                     lambda p: f"Trying to use forward AD with aten::scatter{'_' if p.get('inplace') else ''} "
                               "that does not support it.")
 # scatter with reduce= (the old way to add or multiply into places): NotImplemented, as torch
-scatter_reduce = Op("NotImplemented", _reduce_into, vjp=(_SCATTER[0], _SCATTER[0]), jvp=(_SCATTER[1], _SCATTER[1]),
+scatter_reduce = Op("torch::autograd::NotImplemented", _reduce_into, vjp=(_SCATTER[0], _SCATTER[0]), jvp=(_SCATTER[1], _SCATTER[1]),
                     saves=False)
 
 

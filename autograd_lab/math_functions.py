@@ -94,10 +94,12 @@ def _spread(row, name, x, dim, unbiased, keepdim, correction):
     checked as torch checks them."""
     if isinstance(dim, bool):             # x.std(False): the legacy (unbiased) overload
         dim, unbiased = None, dim
-    if unbiased is not None and correction is not None:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got (correction=, "
-                        "unbiased=), but expected one of: (dim, unbiased, keepdim) or (dim, *, "
-                        "correction, keepdim)")
+    if unbiased is not None and (correction is not None or not isinstance(unbiased, bool)):
+        got = ", ".join([type(dim).__name__, type(unbiased).__name__, type(keepdim).__name__] +
+                        ([f"correction={type(correction).__name__}"] if correction is not None else []))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+                        "one of:\n * (dim, bool unbiased = True, bool keepdim = False)\n"
+                        " * (dim = None, *, Number correction = None, bool keepdim = False)")
     if not x.is_floating_point():
         raise RuntimeError("std and var only support floating point and complex dtypes")
     correction = (1 if unbiased is None or unbiased else 0) if correction is None else correction

@@ -94,7 +94,7 @@ def _aten(kernel):
 # a number modulo a tensor (2 % x): torch records a node it names NotImplemented, and
 # refuses to differentiate through it
 _REMAINDER = _aten("remainder")
-remainder_of_number = Op("NotImplemented", _no_integer_zero(np.remainder),
+remainder_of_number = Op("torch::autograd::NotImplemented", _no_integer_zero(np.remainder),
                          vjp=(None, _REMAINDER[0]), jvp=(None, _REMAINDER[1]),
                          promote=True, saves=False)
 
@@ -123,7 +123,7 @@ div_rounded = Op("DivBackward2", _rounded_div,
 
 # a // b: torch records a node it names NotImplemented, and refuses to differentiate through it
 _FLOOR_DIVIDE = _aten("floor_divide")
-floor_divide = Op("NotImplemented", _no_integer_zero(np.floor_divide),
+floor_divide = Op("torch::autograd::NotImplemented", _no_integer_zero(np.floor_divide),
                   vjp=(_FLOOR_DIVIDE[0],) * 2, jvp=(_FLOOR_DIVIDE[1],) * 2,
                   promote=True, saves=False)
 

@@ -37,7 +37,7 @@ class _Format:
         big, small = np.abs(finite).max(), np.abs(finite).min()
         self.whole = bool(np.all(finite == np.ceil(finite)))
         spread = big / small > 1000.0 or big > 1.0e8
-        self.sci = spread if self.whole else spread or small < 1.0e-4
+        self.sci = (spread if self.whole else spread or small < 1.0e-4) if SCI_MODE is None else SCI_MODE
         for v in finite.tolist():
             if self.sci:
                 w = len(f"{v:.{PRECISION}e}")
@@ -46,8 +46,6 @@ class _Format:
             else:
                 w = len(f"{v:.{PRECISION}f}")
             self.width = max(self.width, w)
-        if SCI_MODE is not None:          # forced, after the widths were found as if not (as torch)
-            self.sci = SCI_MODE
 
     def __call__(self, v):
         if not self.floating:

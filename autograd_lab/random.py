@@ -83,12 +83,13 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     totals = rows.sum(-1)
     if (totals <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if not replacement and ((rows > 0).sum(-1) < num_samples).any():
-        raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
-                           "category to sample)")
     rng = creation._generator(generator)
-    drawn = np.stack([rng.choice(n, size=num_samples, replace=replacement, p=row / total)
-                      for row, total in zip(rows, totals)])
+    if replacement:
+        drawn = np.stack([rng.choice(n, size=num_samples, p=row / total) for row, total in zip(rows, totals)])
+    else:                                 # each category races an exponential clock at its weight's
+        race = rows / rng.exponential(size=rows.shape)     # rate: the first k to finish, in order (a
+        drawn = np.argsort(-race, axis=-1, kind="stable")[:, :num_samples]   # weight of 0 comes last,
+        #                                   lowest index first, as in torch)
     result = Tensor._make(drawn.reshape(weights.shape[:-1] + (num_samples,)).astype(np.int64))
     result = batching.wrap(result, batching.levels_of(input))
     if out is not None:

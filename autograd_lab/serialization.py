@@ -30,6 +30,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import batching, devices, dtypes
+from .storage import Size, _root
 from .tensor import Tensor
 
 FORMAT = "autograd_lab save"
@@ -145,12 +146,11 @@ class _Writer:
             self._where[("keep", number)] = root          # (keeps id(root) from being reused)
         offset = (_address(a) - _address(flat)) // a.itemsize if a.size else 0
         return {"storage": number, "offset": int(offset), "shape": list(a.shape),
-                "stride": [s // a.itemsize for s in a.strides], "requires_grad": bool(t.requires_grad),
+                "stride": list(t.stride()), "requires_grad": bool(t.requires_grad),
                 "parameter": bool(getattr(t, "_is_parameter", False))}
 
 
 def _is_size(obj):
-    from .layout import Size
     return type(obj) is Size
 
 
@@ -169,12 +169,6 @@ def _refusal(obj, path):
     return (f"al.save cannot store {path}, of type {name}: {hint}. al.save keeps data only (tensors, numbers, "
             "strings, bytes, None, dtypes, devices, sizes, and dicts, lists, tuples and sets of them), what "
             "torch.load(weights_only=True) reads back, in a format that runs no code when loaded.")
-
-
-def _root(array):
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
 
 
 def _flat(root):
@@ -202,7 +196,9 @@ def _storage(z, name, path):
             int.from_bytes(header[28:30], "little")
         raw.seek(start)
         version = np.lib.format.read_magic(raw)
-        shape, fortran, dtype = np.lib.format._read_array_header(raw, version)
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
+                       np.lib.format.read_array_header_2_0)
+        shape, fortran, dtype = read_header(raw)
         offset = raw.tell()
     if not shape[0]:
         return np.zeros(shape, dtype)
@@ -243,7 +239,6 @@ class _Reader:
         if kind in ("list", "tuple", "set", "frozenset", "size"):
             items = [self.decode(v) for v in node[1]]
             if kind == "size":
-                from .layout import Size
                 return Size(items)
             return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
         if kind == "dict":

@@ -65,9 +65,17 @@ def with_out(fn=None, *, warn_resize=True):
             raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(results)} Tensors")
         for o, r in zip(outs, results):
             write_out(o, r, warn_resize)
+        if hasattr(result, "_fields"):    # (values, indices): torch's max_out, sort_out, ...
+            return _out_type(type(result))(*outs)
         return out
     writing.__signature__ = with_keywords(inspect.signature(fn), ["out"])
     return writing
+
+
+@functools.cache
+def _out_type(kind):
+    """torch's return type of a function given out=: max's is max_out."""
+    return type(f"{kind.__name__}_out", (kind,), {"__doc__": f"(values, indices) of {kind.__name__}, out=."})
 
 
 def write_out(out, result, warn_resize=True):

@@ -19,7 +19,7 @@ from .userframe import user_level
 from .more_rules import along_key
 from .batching import levels_of, numbers, reads_values, wrap
 from .spellings import numpy_names
-from . import layout, math_rules
+from . import math_rules, storage
 
 
 class TensorMethods:
@@ -280,14 +280,14 @@ class TensorMethods:
 
     # -- copies and casts ---------------------------------------------------------------
     def clone(self, *, memory_format=None):
-        return layout.formatted(self, memory_format, copy=True)
+        return storage.formatted(self, memory_format, copy=True)
 
     def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
         """A cast and/or a move: ``to(al.float64)``, ``to("cpu")``, ``to(device, dtype)``,
         ``to(other)`` (other's dtype).  Only the CPU exists (see ``devices.py``).  A
-        ``memory_format`` lays the result out so (``al.channels_last``: see layout.py)."""
+        ``memory_format`` lays the result out so (``al.channels_last``: see storage.py)."""
         if memory_format is not None:
-            return layout.formatted(self.to(*args, dtype=dtype, device=device, copy=copy), memory_format)
+            return storage.formatted(self.to(*args, dtype=dtype, device=device, copy=copy), memory_format)
         for a in args:
             if isinstance(a, Tensor):
                 dtype = a.dtype
@@ -367,8 +367,8 @@ class TensorMethods:
     def mv(self, vec): return F.mv(self, vec)
 
     def contiguous(self, memory_format=None):
-        if memory_format is not None and memory_format is not layout.contiguous_format:
-            return layout.formatted(self, memory_format)
+        if memory_format is not None and memory_format is not storage.contiguous_format:
+            return storage.formatted(self, memory_format)
         return self if self._data.flags.c_contiguous else more_rules.contiguous(self)
 
     @numpy_names

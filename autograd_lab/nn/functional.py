@@ -14,6 +14,7 @@ from . import layer_rules, loss_rules
 sigmoid = _f.sigmoid
 tanh = _f.tanh
 relu = _f.relu
+from ..index_functions import one_hot  # noqa: E402  (class indices as rows of 0s and a 1)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):

@@ -1,8 +1,8 @@
-"""Shapes and memory: ``al.Size``, how a tensor's numbers lie in memory (``stride``,
-``storage``, ``storage_offset``, ``data_ptr``, ``is_contiguous``, memory formats), new
-tensors like another (``new_zeros``, ``new_tensor``, ``type_as``, ...), ``ravel``, and
-the in-place shape methods (``unsqueeze_``, ``t_``, ``transpose_``, ``squeeze_``,
-``resize_``).
+"""How a tensor's numbers lie in memory, and its shape: ``x.storage()`` (torch.storage's
+TypedStorage), ``stride``, ``storage_offset``, ``data_ptr``, ``is_contiguous`` and memory
+formats; ``al.Size``; new tensors like another (``new_zeros``, ``new_tensor``,
+``type_as``, ...), ``ravel``, and the in-place shape methods (``unsqueeze_``, ``t_``,
+``transpose_``, ``squeeze_``, ``resize_``).
 
 A tensor's numbers are a NumPy array.  Strides, the storage and its offset describe that
 array, in elements as torch counts them: where NumPy lays numbers out as torch does (a
@@ -128,10 +128,15 @@ def formatted(x, fmt, copy=False):
 
 
 def _root(array):
-    """The array that owns the memory ``array`` views."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
+    """The array that owns the memory ``array`` views (through NumPy's as_strided views,
+    whose base is a stand-in holding the array they view)."""
+    while True:
+        base = array.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)        # (stride_tricks' DummyArray)
+            if not isinstance(base, np.ndarray):
+                return array
+        array = base
 
 
 def _address(array):
@@ -206,8 +211,14 @@ class LayoutMethods:
     # -- how the numbers lie in memory -----------------------------------------------------------
     def stride(self, dim=None):
         """Steps between neighbours along each dimension, in entries (NumPy's strides
-        divided by the size of an entry)."""
-        steps = tuple(s // self._data.itemsize for s in self._data.strides)
+        divided by the size of an entry; a tensor of no entries reports the steps of a
+        row-by-row layout, as torch's new empty tensors do).  (A dimension of size 1
+        never steps: NumPy may report 0 there where torch reports another number.)"""
+        a = self._data
+        if a.size == 0:
+            steps = tuple(int(np.prod(a.shape[d + 1:])) for d in range(a.ndim))
+        else:
+            steps = tuple(s // a.itemsize for s in a.strides)
         return steps if dim is None else steps[wrap_dim(dim, self.ndim)]
 
     def storage(self):
@@ -246,14 +257,17 @@ class LayoutMethods:
         return self.contiguous().view(-1)
 
     # -- new tensors like this one: its dtype unless told otherwise ---------------------------------
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-        return creation.zeros(*_sizes(size), dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return creation.zeros(*_sizes(sizes, size), dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-        return creation.ones(*_sizes(size), dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return creation.ones(*_sizes(sizes, size), dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-        return creation.empty(*_sizes(size), dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return creation.empty(*_sizes(sizes, size), dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
                  pin_memory=False):
@@ -298,6 +312,7 @@ class LayoutMethods:
         return _reshaped(self, row, dim=view.grad_fn.params["dim"] if view.grad_fn else _squeezed_dims(self, dim))
 
     def t_(self):
+        self._check_inplace()
         if self.ndim > 2:
             raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
         return _reshaped(self, T_, dim0=-1, dim1=-2 if self.ndim == 2 else -1)
@@ -328,8 +343,11 @@ class LayoutMethods:
         return self.resize_(other.shape)
 
 
-def _sizes(size):
-    return size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+def _sizes(sizes, size=None):
+    """new_zeros(2, 3), new_zeros((2, 3)) or new_zeros(size=(2, 3)): the sizes."""
+    if size is not None:
+        return tuple(size)
+    return tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
 
 
 def _squeezed_dims(x, dim):
@@ -349,7 +367,7 @@ T_ = recording.Op("TBackward1", rules.transpose.forward, vjp=rules.transpose.vjp
                   saves=False)
 TRANSPOSE_ = recording.Op("TransposeBackward1", rules.transpose.forward, vjp=rules.transpose.vjp,
                           jvp=rules.transpose.jvp, saves=False)
-recording.register({"__name__": "layout", "relaid": relaid, "unsqueeze_": UNSQUEEZE_, "squeeze_": SQUEEZE_,
+recording.register({"__name__": "storage", "relaid": relaid, "unsqueeze_": UNSQUEEZE_, "squeeze_": SQUEEZE_,
                     "squeeze_dim_": SQUEEZE_DIM_, "t_": T_, "transpose_": TRANSPOSE_})
 
 
@@ -360,6 +378,8 @@ def _reshaped(x, row, **params):
     view = row(x, **params)
     x._data = view._data
     x._bump()
+    if x._base is not None:               # (a view: its history is this node, not its base's new one)
+        x._seen = x._vbox[0]
     node = view._grad_fn
     if node is not None or view._tangent is not None:
         x._take(node, view._tangent)
