@@ -49,10 +49,10 @@ from .math_functions import (bmm, cumprod, cumsum, det, dist, e, exp2, expm1, fl
                              isclose, log10, log2, nan, pi, real, remainder, std, tril, triu, var)
 from .index_functions import (argsort, argwhere, index_put, masked_select, meshgrid, nonzero,
                               repeat_interleave, scatter, scatter_add, topk, unique)
-from .storage import (Size, channels_last, channels_last_3d, contiguous_format, memory_format,
-                     preserve_format)
+from .storage import Size
+from .formats import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from . import random  # noqa: E402  (torch.random)
-from .random import fork_rng, get_rng_state, initial_seed, multinomial, seed, set_rng_state
+from .random import get_rng_state, initial_seed, multinomial, seed, set_rng_state
 from .serialization import load, save
 from .batching import vmap
 from . import autograd, nn, optim, utils  # noqa: E402

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from . import devices, dtypes
+from . import devices, dtypes, formats
 from . import batching
 from .modes import made_in_inference_mode, state
 from .spellings import with_keywords, with_out
@@ -245,8 +245,7 @@ def empty(*dims, size=None, dtype=None, device=None, requires_grad=False, memory
     as ``memory_format`` says (row by row unless al.channels_last)."""
     out = zeros(*dims, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
     if memory_format is not None:
-        from . import storage
-        out._data = storage.laid_out(out._data, memory_format)
+        out._data = formats.laid_out(out._data, memory_format)
     return out
 
 
@@ -257,12 +256,10 @@ def _like(x, dtype):
 def _laid_like(array, input, memory_format):
     """A new array for a *_like factory, laid out as torch's memory_format says: like the
     input (None, al.preserve_format: NumPy's order="K" keeps its layout), row by row, or
-    channels last (storage.py)."""
-    if memory_format is None:
+    channels last (formats.py)."""
+    if memory_format is None or memory_format is formats.preserve_format:
         return array
-    from . import storage
-    return storage.laid_out(np.ascontiguousarray(array), memory_format) if memory_format is not \
-        storage.preserve_format else array
+    return formats.laid_out(np.ascontiguousarray(array), memory_format)
 
 
 def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):

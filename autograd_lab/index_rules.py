@@ -16,7 +16,7 @@ from .math_rules import refused
 from .more_rules import along_key
 from .recording import Op, register
 from .tensor import Tensor
-from .rules import _expand_jvp, _scatter_forward, expand, index, index_put, max_dim, scatter
+from .rules import expand, index, index_put, max_dim, scatter
 
 
 # -- topk: the k largest (or smallest) along a dimension -------------------------------------
@@ -33,7 +33,7 @@ def _masked_select_forward(x, key, shape):
 masked_select = Op("MaskedSelectBackward0", _masked_select_forward,
                    vjp=(lambda g, y, x, key, shape: scatter(g, shape=shape, key=key, lead=g.ndim - y.ndim),),
                    jvp=(lambda t, y, x, key, shape:
-                        index(_expand_jvp(t, None, x, shape), key=key, lead=t.ndim - x.ndim),),
+                        index(expand.jvp[0](t, None, x, shape), key=key, lead=t.ndim - x.ndim),),
                    saves="index")
 
 
@@ -97,7 +97,7 @@ def _add_at(x, values, key, lead=0):
     if lead and np.ndim(values):      # the values' own dims, right-aligned behind the batch
         values = np.reshape(values, np.shape(values)[:lead] + (1,) * (len(region) - np.ndim(values)) +
                             np.shape(values)[lead:])
-    return x + _scatter_forward(np.broadcast_to(values, region), x.shape[lead:], key, lead)
+    return x + scatter.forward(np.broadcast_to(values, region), x.shape[lead:], key, lead)
 
 
 # the gradient of x is g; that of the values, g read at their places (summed back to the

@@ -212,6 +212,29 @@ class InPlaceMethods:
         return self._put(rules.copy if value._data.ndim else rules.fill, value, key)
 
 
+def reshape_in_place(x, row, **params):
+    """An in-place shape method (x.unsqueeze_(0), x.t_()): x now holds the view ``row``
+    makes of its numbers -- the same memory -- and, where it is recorded, the row's node is
+    x's history (UnsqueezeBackward1, TBackward1, ...); its version moves on, as torch's."""
+    x._check_inplace()
+    view = row(x, **params)
+    x._data = view._data
+    x._bump()
+    if x._base is not None:               # (a view: its history is this node, not its base's new one)
+        x._seen = x._vbox[0]
+    if view._grad_fn is not None or view._tangent is not None:
+        x._take(view._grad_fn, view._tangent)
+    return x
+
+
+def replace_numbers(x, array):
+    """x holds ``array`` from now on (x.resize_, out= of another shape): a write, which its
+    version counts."""
+    x._data = array
+    x._bump()
+    return x
+
+
 def in_place_method(method, name):
     """The in-place form of a method: x.exp_() is x.exp(), with torch's promotion,
     wrap-around and refusals, written into x's memory when x's shape and dtype can hold

@@ -16,8 +16,8 @@ import numpy as np
 from . import batching
 from .batching import broadcast
 from .recording import Op, register
-from .rules import (_neg_dims, _unreduce, _zeros_like, abs, div, floor, index, matmul, mean,
-                    reshape, sign, sum, symmetric, transpose, unsqueeze, where)
+from .rules import (abs, div, floor, index, matmul, mean, neg_dims, reshape, sign, sum, symmetric,
+                    transpose, unreduce, unsqueeze, where, zeros_like_grad)
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
@@ -117,8 +117,8 @@ def _rounded_div(a, b, rounding_mode):
 div_mode = Op("DivBackward2", np.true_divide, vjp=div.vjp, jvp=div.jvp,
               promote=True, floating=True, saves="inputs")
 div_rounded = Op("DivBackward2", _rounded_div,
-                 **symmetric(lambda g, y, a, b, rounding_mode: _zeros_like(g),
-                             lambda g, y, a, b, rounding_mode: _zeros_like(g)),
+                 **symmetric(lambda g, y, a, b, rounding_mode: zeros_like_grad(g),
+                             lambda g, y, a, b, rounding_mode: zeros_like_grad(g)),
                  promote=True, saves=False)
 
 # a // b: torch records a node it names NotImplemented, and refuses to differentiate through it
@@ -129,7 +129,7 @@ floor_divide = Op("torch::autograd::NotImplemented", _no_integer_zero(np.floor_d
 
 # x.round(decimals=d): a step function too (RoundBackward1)
 round_decimals = Op("RoundBackward1", lambda x, decimals: np.round(x, decimals),
-                    **symmetric(lambda g, y, x, decimals: _zeros_like(g)),
+                    **symmetric(lambda g, y, x, decimals: zeros_like_grad(g)),
                     saves=False)
 
 
@@ -198,7 +198,7 @@ cumprod = Op("CumprodBackward0", _running(np.cumprod), vjp=(_cumprod_vjp,), jvp=
 # -- spread: variance and standard deviation --------------------------------------------------
 def reduced_count(shape, dim):
     """How many entries each result of a reduction over ``dim`` (None: all) gathers."""
-    return math.prod(shape[d] for d in _neg_dims(dim, len(shape)))
+    return math.prod(shape[d] for d in neg_dims(dim, len(shape)))
 
 
 def _per_degree(x, dim, correction):
@@ -208,7 +208,7 @@ def _per_degree(x, dim, correction):
 
 
 def _var_forward(x, dim=None, correction=1, keepdim=False):
-    axes = _neg_dims(dim, x.ndim)
+    axes = neg_dims(dim, x.ndim)
     if x.size == 0:
         return np.sum(x, axis=axes, keepdims=keepdim) * np.nan
     d = x - np.mean(x, axis=axes, keepdims=True)
@@ -217,13 +217,13 @@ def _var_forward(x, dim=None, correction=1, keepdim=False):
 
 def _var_vjp(g, y, x, dim=None, correction=1, keepdim=False):
     """d var / dx = 2 (x - mean) / (n - correction), each entry's share of g."""
-    return _unreduce(g, x, dim, keepdim) * (x - mean(x, _neg_dims(dim, x.ndim), True)) * (
+    return unreduce(g, x, dim, keepdim) * (x - mean(x, neg_dims(dim, x.ndim), True)) * (
         2 * _per_degree(x, dim, correction))
 
 
 def _var_jvp(t, y, x, dim=None, correction=1, keepdim=False):
-    centred = x - mean(x, _neg_dims(dim, x.ndim), True)
-    return sum(t * centred, _neg_dims(dim, x.ndim), keepdim) * (2 * _per_degree(x, dim, correction))
+    centred = x - mean(x, neg_dims(dim, x.ndim), True)
+    return sum(t * centred, neg_dims(dim, x.ndim), keepdim) * (2 * _per_degree(x, dim, correction))
 
 
 var = Op("VarBackward0", _var_forward, vjp=(_var_vjp,), jvp=(_var_jvp,), saves="inputs")
@@ -241,7 +241,7 @@ std = Op("StdBackward0", lambda x, dim=None, correction=1, keepdim=False: np.sqr
 # (``dims``: the dimensions it sums over, all of them unless vmap runs it on a batch)
 def _dist_forward(a, b, p=2.0, dims=None):
     d = np.abs(a - b)
-    axes = _neg_dims(dims, d.ndim)
+    axes = neg_dims(dims, d.ndim)
     if p == 0:
         return np.asarray(np.count_nonzero(d, axis=axes), d.dtype)
     if math.isinf(p):
@@ -256,14 +256,14 @@ def _dist_forward(a, b, p=2.0, dims=None):
 def norm_backward(g, y, d, p, dims=None):
     """The gradient of ||d||_p (y) with respect to d, as torch's norm_backward: 0 where the
     norm is 0; for p = inf, shared evenly by the entries of largest size."""
-    g, y = _unreduce(g, d, dims, False), _unreduce(y, d, dims, False)
+    g, y = unreduce(g, d, dims, False), unreduce(y, d, dims, False)
     if p == 0:
-        return _zeros_like(g)
+        return zeros_like_grad(g)
     if p == 1:
         return g * sign(d)
     if math.isinf(p):
         hit = abs(d) == y
-        return sign(d) * (g / sum(hit, _neg_dims(dims, d.ndim), True)) * hit
+        return sign(d) * (g / sum(hit, neg_dims(dims, d.ndim), True)) * hit
     if p == 2:
         return d * where(y == 0, 0.0, g / y)
     if p < 1:
@@ -281,7 +281,7 @@ def _dist_jvp(t, y, a, b, p, dims, side):
     lead = np.ndim(t) - np.ndim(x)
     if lead and np.ndim(x) < np.ndim(d):       # (the batch must not meet d's broadcast dims)
         t = reshape(t, shape=tuple(t.shape[:lead]) + (1,) * (np.ndim(d) - np.ndim(x)) + tuple(x.shape))
-    out = sum(norm_backward(_zeros_like(y) + 1, y, d, p, dims) * t, _neg_dims(dims, np.ndim(d)), False)
+    out = sum(norm_backward(zeros_like_grad(y) + 1, y, d, p, dims) * t, neg_dims(dims, np.ndim(d)), False)
     return out if side == 0 else -out
 
 
@@ -336,10 +336,10 @@ batching.register(broadcast, log2, log10, exp2, expm1, remainder, fmod, remainde
 batching.register(lambda op, n, x, dims: op(x, dims=dims), flip)
 batching.register(lambda op, n, x, dim: op(x, dim=dim), cumsum, cumprod)
 batching.register(lambda op, n, x, dim=None, correction=1, keepdim=False:
-                  op(x, dim=_neg_dims(dim, x.ndim - n), correction=correction, keepdim=keepdim), var, std)
+                  op(x, dim=neg_dims(dim, x.ndim - n), correction=correction, keepdim=keepdim), var, std)
 batching.register(lambda op, n, x, diagonal=0: op(x, diagonal=diagonal), triu, tril)
 batching.register(lambda op, n, a, b: matmul(a, b), bmm)
 batching.register(lambda op, n, a: op(a), det)
 # dist: both inputs padded to the sample's dimensions (as elementwise rows), summed over those
 batching.register(lambda op, n, a, b, p=2.0, dims=None:
-                  broadcast(op, n, a, b, p=p, dims=_neg_dims(dims, max(np.ndim(a), np.ndim(b)) - n)), dist)
+                  broadcast(op, n, a, b, p=p, dims=neg_dims(dims, max(np.ndim(a), np.ndim(b)) - n)), dist)

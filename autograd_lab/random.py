@@ -11,9 +11,13 @@ import json
 
 import numpy as np
 
-from . import batching, creation, dtypes
+from . import batching, dtypes
 from .creation import default_generator, manual_seed  # noqa: F401  (torch.random's names)
 from .tensor import Tensor, install
+
+# torch.random's names (al.multinomial and x.random_ are torch's top-level and Tensor's)
+__all__ = ["default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed",
+           "set_rng_state"]
 
 
 def seed():
@@ -83,7 +87,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     totals = rows.sum(-1)
     if (totals <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = creation._generator(generator)
+    rng = _rng(generator)
     if replacement:
         drawn = np.stack([rng.choice(n, size=num_samples, p=row / total) for row, total in zip(rows, totals)])
     else:                                 # each category races an exponential clock at its weight's
@@ -96,6 +100,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         from .spellings import write_out
         return write_out(out, result)
     return result
+
+
+def _rng(generator):
+    """The NumPy generator behind ``generator`` (the default one if None)."""
+    return (generator or default_generator)._rng
 
 
 class RandomMethods:
@@ -112,7 +121,7 @@ class RandomMethods:
             to = _exact_top(self._data.dtype)
         if from_ >= to:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
-        rng = creation._generator(generator)
+        rng = _rng(generator)
         drawn = rng.integers(int(from_), int(to), self.shape, dtype=np.int64, endpoint=False)
         return self.copy_(Tensor._make(drawn.astype(self._data.dtype)))
 

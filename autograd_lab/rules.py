@@ -74,6 +74,11 @@ def _routed(g, share, elsewhere):
     return r
 
 
+# the helpers the shell's row modules share with these rows (math_rules.py, index_rules.py),
+# under public names
+neg_dims, unreduce, zeros_like_grad = _neg_dims, _unreduce, _zeros_like
+
+
 def symmetric(*rules):
     """The rules of a row whose VJP and JVP are one expression per input, because that
     input's Jacobian is its own transpose: diagonal for an elementwise op (broadcasting

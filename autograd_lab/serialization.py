@@ -30,11 +30,12 @@ from collections import OrderedDict
 import numpy as np
 
 from . import batching, devices, dtypes
-from .storage import Size, _root
+from .storage import Size, root_of
 from .tensor import Tensor
 
 FORMAT = "autograd_lab save"
 INDEX = "autograd_lab.json"
+DTYPES = {d.name: d for d in (*dtypes.ALL, dtypes.bfloat16)}
 CUDA_ON_CPU = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If "
                "you are running on a CPU-only machine, please use torch.load with "
                "map_location=torch.device('cpu') to map your storages to the CPU.")
@@ -134,7 +135,7 @@ class _Writer:
             raise TypeError(f"al.save cannot store {path}, a batched tensor inside al.vmap: return it from the "
                             "function and save the result")
         a = t._data
-        root = _root(a)
+        root = root_of(a)
         flat = _flat(root) if root.dtype == a.dtype else None
         if flat is None:                  # (no block of this dtype to view: the numbers alone)
             root = flat = np.ascontiguousarray(a).reshape(-1)
@@ -233,7 +234,7 @@ class _Reader:
         if kind == "bytes":
             return base64.b64decode(node[1])
         if kind == "dtype":
-            return dtypes._by_name(node[1])
+            return DTYPES[node[1]]
         if kind == "device":
             return devices.device(node[1])
         if kind in ("list", "tuple", "set", "frozenset", "size"):

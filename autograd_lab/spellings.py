@@ -13,10 +13,8 @@ import functools
 import inspect
 import warnings
 
-import numpy as np
-
-from . import dtypes
-from .modes import state
+from . import dtypes, inplace
+from .modes import no_grad, state
 from .tensor import Tensor
 from .userframe import user_level
 
@@ -95,10 +93,9 @@ def write_out(out, result, warn_resize=True):
                           "release outputs will not be resized unless they have zero elements. You can "
                           "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
                           "with t.resize_(0).", UserWarning, stacklevel=user_level())
-        out._data = np.empty(got.shape, out._data.dtype)
-    out._data[...] = got
-    out._bump()
-    return out
+        return inplace.replace_numbers(out, got.astype(out._data.dtype))
+    with no_grad():
+        return out.copy_(result)
 
 
 def with_keywords(signature, names):

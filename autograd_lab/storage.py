@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from . import creation, dtypes, inplace, recording, rules
+from .formats import contiguous_format, is_laid_out, laid_out, memory_format, preserve_format
 from .checks import shape_arg, wrap_dim
 from .modes import state
 from .tensor import Tensor, install
@@ -62,48 +63,6 @@ class Size(tuple):
         return math.prod(self)
 
 
-class memory_format:
-    """How a 4-d (or 5-d) tensor's numbers are laid out: row by row
-    (``al.contiguous_format``), or with the channels last (``al.channels_last``: N, H, W, C
-    in memory for an N, C, H, W tensor), or as the input was (``al.preserve_format``)."""
-
-    def __init__(self, name, order=None):
-        self.name, self.order = name, order
-
-    def __repr__(self):
-        return f"al.{self.name}"
-
-    def check(self, ndim):
-        if self.order is not None and len(self.order) != ndim:
-            raise RuntimeError(f"required rank {len(self.order)} tensor to use {self.name} format")
-
-
-contiguous_format = memory_format("contiguous_format")
-preserve_format = memory_format("preserve_format")
-channels_last = memory_format("channels_last", (0, 2, 3, 1))
-channels_last_3d = memory_format("channels_last_3d", (0, 2, 3, 4, 1))
-
-
-def laid_out(array, fmt):
-    """``array``'s numbers laid out in memory format ``fmt`` (a copy unless they are
-    already; NumPy keeps a strided layout through its operations, as torch does)."""
-    if fmt is None or fmt is preserve_format:
-        return array
-    if fmt is contiguous_format:
-        return np.ascontiguousarray(array)
-    fmt.check(array.ndim)
-    order = fmt.order
-    return np.ascontiguousarray(array.transpose(order)).transpose(np.argsort(order))
-
-
-def is_laid_out(array, fmt):
-    if fmt is None or fmt is contiguous_format:
-        return array.flags.c_contiguous
-    if fmt.order is None or len(fmt.order) != array.ndim:
-        return False
-    return array.transpose(fmt.order).flags.c_contiguous
-
-
 def _copied(x, fmt):
     """A copy of ``x`` laid out in memory format ``fmt``."""
     out = laid_out(x, fmt)
@@ -127,7 +86,7 @@ def formatted(x, fmt, copy=False):
     return x if not copy and is_laid_out(x._data, fmt) else relaid(x, fmt=fmt)
 
 
-def _root(array):
+def root_of(array):
     """The array that owns the memory ``array`` views (through NumPy's as_strided views,
     whose base is a stand-in holding the array they view)."""
     while True:
@@ -148,7 +107,7 @@ class TypedStorage:
     x.storage()): shared by the tensor's views, indexable, writable."""
 
     def __init__(self, tensor):
-        root = _root(tensor._data)
+        root = root_of(tensor._data)
         self._root, self.dtype = root, tensor.dtype
         itemsize = root.dtype.itemsize
         self._flat = np.ndarray((root.nbytes // itemsize,), root.dtype, buffer=root, offset=0) \
@@ -207,7 +166,7 @@ STORAGE_WARNING = ("TypedStorage is deprecated. It will be removed in the future
                    "of tensor.storage()")
 
 
-class LayoutMethods:
+class StorageMethods:
     # -- how the numbers lie in memory -----------------------------------------------------------
     def stride(self, dim=None):
         """Steps between neighbours along each dimension, in entries (NumPy's strides
@@ -232,7 +191,7 @@ class LayoutMethods:
         """Where the first entry sits in the storage, in entries."""
         if self._data.size == 0:
             return 0
-        return (_address(self._data) - _address(_root(self._data))) // self._data.itemsize
+        return (_address(self._data) - _address(root_of(self._data))) // self._data.itemsize
 
     def data_ptr(self):
         """The address of the first entry (equal for tensors that share it)."""
@@ -304,22 +263,21 @@ class LayoutMethods:
 
     # -- the in-place shape methods: the same view, recorded on the tensor ----------------------------
     def unsqueeze_(self, dim):
-        return _reshaped(self, UNSQUEEZE_, dim=wrap_dim(dim, self.ndim + 1))
+        return inplace.reshape_in_place(self, UNSQUEEZE_, dim=wrap_dim(dim, self.ndim + 1))
 
     def squeeze_(self, dim=None):
         view = self.squeeze(dim)
         row = SQUEEZE_ if dim is None else SQUEEZE_DIM_
-        return _reshaped(self, row, dim=view.grad_fn.params["dim"] if view.grad_fn else _squeezed_dims(self, dim))
+        return inplace.reshape_in_place(self, row, dim=view.grad_fn.params["dim"] if view.grad_fn else _squeezed_dims(self, dim))
 
     def t_(self):
-        self._check_inplace()
-        if self.ndim > 2:
+        if self.ndim > 2 and not (self.requires_grad and self.is_leaf):   # (torch names a leaf first)
             raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-        return _reshaped(self, T_, dim0=-1, dim1=-2 if self.ndim == 2 else -1)
+        return inplace.reshape_in_place(self, T_, dim0=-1, dim1=-2 if self.ndim == 2 else -1)
 
     def transpose_(self, dim0, dim1):
         n = self.ndim
-        return _reshaped(self, TRANSPOSE_, dim0=wrap_dim(dim0, n) if n else -1, dim1=wrap_dim(dim1, n) if n else -1)
+        return inplace.reshape_in_place(self, TRANSPOSE_, dim0=wrap_dim(dim0, n) if n else -1, dim1=wrap_dim(dim1, n) if n else -1)
 
     swapdims_ = swapaxes_ = transpose_
 
@@ -330,14 +288,11 @@ class LayoutMethods:
         if self.requires_grad and state.grad_enabled:
             raise RuntimeError("cannot resize variables that require grad")
         if math.prod(shape) == self._data.size and self._data.flags.c_contiguous:
-            self._data = self._data.reshape(shape)
-        else:
-            new = np.zeros(shape, self._data.dtype)
-            keep = min(new.size, self._data.size)
-            new.reshape(-1)[:keep] = self._data.reshape(-1)[:keep]
-            self._data = new
-        self._bump()
-        return self
+            return inplace.replace_numbers(self, self._data.reshape(shape))
+        new = np.zeros(shape, self._data.dtype)
+        keep = min(new.size, self._data.size)
+        new.reshape(-1)[:keep] = self._data.reshape(-1)[:keep]
+        return inplace.replace_numbers(self, new)
 
     def resize_as_(self, other, memory_format=None):
         return self.resize_(other.shape)
@@ -371,19 +326,4 @@ recording.register({"__name__": "storage", "relaid": relaid, "unsqueeze_": UNSQU
                     "squeeze_dim_": SQUEEZE_DIM_, "t_": T_, "transpose_": TRANSPOSE_})
 
 
-def _reshaped(x, row, **params):
-    """An in-place shape method: x now holds the view the row makes of its numbers (the
-    same memory), and, if recorded, the row's node is x's history; its version moves on."""
-    x._check_inplace()
-    view = row(x, **params)
-    x._data = view._data
-    x._bump()
-    if x._base is not None:               # (a view: its history is this node, not its base's new one)
-        x._seen = x._vbox[0]
-    node = view._grad_fn
-    if node is not None or view._tangent is not None:
-        x._take(node, view._tangent)
-    return x
-
-
-install(LayoutMethods)
+install(StorageMethods)

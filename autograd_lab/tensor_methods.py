@@ -19,7 +19,7 @@ from .userframe import user_level
 from .more_rules import along_key
 from .batching import levels_of, numbers, reads_values, wrap
 from .spellings import numpy_names
-from . import math_rules, storage
+from . import formats, math_rules, storage
 
 
 class TensorMethods:
@@ -367,7 +367,7 @@ class TensorMethods:
     def mv(self, vec): return F.mv(self, vec)
 
     def contiguous(self, memory_format=None):
-        if memory_format is not None and memory_format is not storage.contiguous_format:
+        if memory_format is not None and memory_format is not formats.contiguous_format:
             return storage.formatted(self, memory_format)
         return self if self._data.flags.c_contiguous else more_rules.contiguous(self)
 
