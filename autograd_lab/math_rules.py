@@ -76,13 +76,13 @@ fmod_scalar = Op("FmodBackward0", fmod.forward, **symmetric(lambda g, y, a, b: g
 def refused(backward, forward, kind=RuntimeError):
     """The rules of a row torch records without a derivative: a backward (or a tangent)
     through it stops with torch's words, each a function of the row's parameters."""
-    def vjp(g, y, *inputs, **params):
+    def refuse_backward(g, y, *inputs, **params):
         raise kind(backward(params))
 
-    def jvp(t, y, *inputs, **params):
+    def refuse_tangent(t, y, *inputs, **params):
         raise NotImplementedError(forward(params))
-    vjp.refuses = jvp.refuses = True
-    return vjp, jvp
+    refuse_backward.refuses = refuse_tangent.refuses = True
+    return refuse_backward, refuse_tangent
 
 
 def _aten(kernel):
@@ -172,26 +172,20 @@ def _without_each(x, dim):
     return products, np.triu(np.ones((n, n), dtype=bool))
 
 
-def _cumprod_vjp(g, y, x, dim):
-    """dy_j/dx_i is the product of x_0..x_j without x_i, for j >= i: summed against g."""
+def _through_products(v, x, dim, backward):
+    """cumprod's rules: dy_j/dx_i is the product of x_0..x_j without x_i, for j >= i; the
+    VJP sums it against g over j, the JVP against t over i."""
     if x.ndim == 0:
-        return g
+        return v
     products, after = _without_each(x, dim)
-    gs = transpose(g, dim0=dim, dim1=-1) if dim != -1 else g
-    grad = sum(where(after, products * unsqueeze(gs, -2), 0.0), -1)
-    return transpose(grad, dim0=dim, dim1=-1) if dim != -1 else grad
-
-
-def _cumprod_jvp(t, y, x, dim):
-    if x.ndim == 0:
-        return t
-    products, after = _without_each(x, dim)
-    ts = transpose(t, dim0=dim, dim1=-1) if dim != -1 else t
-    out = sum(where(after, products * unsqueeze(ts, -1), 0.0), -2)
+    vs = transpose(v, dim0=dim, dim1=-1) if dim != -1 else v
+    out = sum(where(after, products * unsqueeze(vs, -2 if backward else -1), 0.0), -1 if backward else -2)
     return transpose(out, dim0=dim, dim1=-1) if dim != -1 else out
 
 
-cumprod = Op("CumprodBackward0", _running(np.cumprod), vjp=(_cumprod_vjp,), jvp=(_cumprod_jvp,),
+cumprod = Op("CumprodBackward0", _running(np.cumprod),
+             vjp=(lambda g, y, x, dim: _through_products(g, x, dim, backward=True),),
+             jvp=(lambda t, y, x, dim: _through_products(t, x, dim, backward=False),),
              saves="inputs")
 
 
