@@ -14,8 +14,12 @@ table: each row's forward, VJP and JVP), ``engine.py`` (the backward walk) and
 (``versions``, ``saved``, ``forward_mode``, ``watch``) and, below it all, ``dtypes``,
 ``modes``, ``printing``, ``checks``.  The shell, built on the core's public names:
 ``creation``, ``devices``, ``more_rules`` (the rows of torch's other tensor functions:
-softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``functions`` (the ``al.*``
-functions), ``tensor_methods`` (Tensor's other methods, installed last), ``batching``
+softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``math_rules`` and
+``index_rules`` (std, cumsum, remainders, det, topk, scatter, ...), ``functions`` (the
+``al.*`` functions), ``tensor_methods`` (Tensor's other methods, installed last, then
+``math_functions``', ``index_functions``', ``storage``'s and ``random``'s), ``formats``
+(memory formats), ``spellings`` (``axis=``, ``out=``), ``serialization`` (``al.save``,
+``al.load``), ``batching``
 (``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim``, ``utils`` (datasets and
 loaders), ``viz`` (pictures) and ``widgets`` (explorers).
 """

@@ -53,6 +53,8 @@ class IndexMethods:
         n = self.shape[axis] if ndim else 1
         if not 0 <= k <= n:
             raise RuntimeError("selected index k out of range")
+        if self._data.dtype == np.bool_:
+            raise RuntimeError("topk does not support bool dtypes on CPU")
         order = batching.numbers(self.argsort(axis, descending=largest, stable=True))
         if ndim == 0:
             return topk_type(R.topk(self, key=(), dim=0, keepdim=True), Tensor._make(order))
@@ -123,9 +125,13 @@ class IndexMethods:
     def unfold(self, dimension, size, step):
         """Every window of ``size`` entries along ``dimension``, ``step`` apart, as a view:
         the windows take that dimension's place, a window's entries a new last one."""
-        if self.ndim == 0:
-            return self.reshape(1).unfold(0, size, step).reshape(size)
         d = wrap_dim(dimension, self.ndim)
+        if self.ndim == 0:                # a number: the window of it, or none
+            if size > 1:
+                raise RuntimeError(f"maximum size for tensor at dimension 0 is 1 but size is {size}")
+            if step <= 0:
+                raise RuntimeError(f"step is {step} but must be > 0")
+            return R.unfold(self, dim=None, size=int(size), step=int(step))
         n = self.shape[d]
         if size > n:
             raise RuntimeError(f"maximum size for tensor at dimension {d % self.ndim} is {n} but size is {size}")
@@ -137,6 +143,8 @@ class IndexMethods:
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         """Each entry (or each slice along dim) repeated ``repeats`` times in place."""
+        if dim is not None and self.ndim == 0:
+            wrap_dim(dim + 1, 1)          # (torch unsqueezes dim + 1 of a number: out of range)
         x = self.reshape(-1) if dim is None else self
         d = 0 if dim is None else wrap_dim(dim, x.ndim) % max(x.ndim, 1)
         if isinstance(repeats, Tensor):

@@ -16,7 +16,7 @@ from .math_rules import refused
 from .more_rules import along_key
 from .recording import Op, register
 from .tensor import Tensor
-from .rules import expand, index, index_put, max_dim, scatter
+from .rules import expand, index, index_put, max_dim, scatter, sum, unsqueeze
 
 
 # -- topk: the k largest (or smallest) along a dimension -------------------------------------
@@ -142,17 +142,29 @@ def window_key(shape, dim, size, step):
 
 
 def _unfold_forward(x, dim, size, step):
-    """The windows as a view of x, as torch's (writable where windows do not overlap)."""
-    windows = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim, writeable=step >= size)
-    return windows[(slice(None),) * (x.ndim + dim) + (slice(None, None, step),)]
+    """The windows as a view of x, as torch's (writable where windows do not overlap); of
+    a number (dim None), the number itself, or nothing."""
+    if dim is None:
+        return x[..., None][..., :size]
+    d = x.ndim + dim
+    shape = x.shape[:d] + ((x.shape[d] - size) // step + 1,) + x.shape[d + 1:] + (size,)
+    strides = x.strides[:d] + (x.strides[d] * step,) + x.strides[d + 1:] + (x.strides[d],)
+    return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=step >= size and x.flags.writeable)
 
 
-unfold = Op("UnfoldBackward0", _unfold_forward,
-            vjp=(lambda g, y, x, dim, size, step:
-                 scatter(g, shape=x.shape, key=window_key(x.shape, dim, size, step), lead=g.ndim - y.ndim),),
-            jvp=(lambda t, y, x, dim, size, step:
-                 index(t, key=window_key(x.shape, dim, size, step), lead=t.ndim - x.ndim),),
-            saves=False)
+def _unfold_vjp(g, y, x, dim, size, step):
+    if dim is None:
+        return sum(g, -1)
+    return scatter(g, shape=x.shape, key=window_key(x.shape, dim, size, step), lead=g.ndim - y.ndim)
+
+
+def _unfold_jvp(t, y, x, dim, size, step):
+    if dim is None:
+        return index(unsqueeze(t, -1), key=(Ellipsis, slice(0, size)))
+    return index(t, key=window_key(x.shape, dim, size, step), lead=t.ndim - x.ndim)
+
+
+unfold = Op("UnfoldBackward0", _unfold_forward, vjp=(_unfold_vjp,), jvp=(_unfold_jvp,), saves=False)
 
 
 # -- rows torch records without a derivative ----------------------------------------------------

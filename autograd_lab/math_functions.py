@@ -10,8 +10,8 @@ import warnings
 
 import numpy as np
 
-from . import dtypes, inplace, math_rules as R
-from .checks import reduction_dims, tensor_of, wrap_dim
+from . import dtypes, functions as F, inplace, math_rules as R
+from .checks import broadcast_mismatch, reduction_dims, tensor_of, wrap_dim
 from .spellings import numpy_names
 from .tensor import Tensor, install
 from .userframe import user_level
@@ -174,6 +174,8 @@ def dist(input, other, p=2):
         if not isinstance(t, Tensor):
             raise TypeError(f"dist(): argument '{'input' if t is input else 'other'}' must be Tensor, "
                             f"not {type(t).__name__}")
+    if F.is_bool(input) or F.is_bool(other):
+        F.checked_sub(input, other)       # (torch subtracts first: its words for bools)
     kind = np.result_type(input._data.dtype, other._data.dtype)
     if kind.kind != "f":
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
@@ -233,6 +235,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    mismatch = broadcast_mismatch(a.shape, b.shape)
+    if mismatch:
+        raise RuntimeError(mismatch)
     if a.dtype == np.bool_:
         return Tensor._make(np.asarray(a == b))
     return Tensor._make(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))

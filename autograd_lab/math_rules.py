@@ -16,6 +16,7 @@ import numpy as np
 from . import batching
 from .batching import broadcast
 from .recording import Op, register
+from .tensor import Tensor
 from .rules import (abs, div, floor, index, matmul, mean, neg_dims, reshape, sign, sum, symmetric,
                     transpose, unreduce, unsqueeze, where, zeros_like_grad)
 
@@ -41,29 +42,43 @@ expm1 = Op("Expm1Backward0", np.expm1,                # exp(x) - 1, accurate for
 
 
 # -- remainders: a - b * floor(a / b) (the sign of b: x % n), and C's fmod (the sign of a) --
-def _no_integer_zero(forward):
-    """forward, refusing an integer division by zero as torch does (floats give NaN)."""
+def _integer_checked(forward, kernel):
+    """forward, refusing what torch's kernel refuses: bools (it has no kernel for them) and
+    an integer division by zero (floats give NaN or inf)."""
     def checked(a, b):
-        if np.result_type(a, b).kind in "biu" and np.any(np.asarray(b) == 0):
-            raise RuntimeError("ZeroDivisionError")
+        _check_integers(a, b, kernel)
         return forward(a, b)
     checked.__name__ = forward.__name__
     return checked
 
 
-def _trunc(q):
-    """q rounded toward zero, with the table's operations (sign and floor: flat)."""
-    return sign(q) * floor(abs(q))
+def _check_integers(a, b, kernel):
+    kind = np.result_type(a, b).kind
+    if kind == "b":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    if kind in "iu" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
 
 
-remainder = Op("RemainderBackward1", _no_integer_zero(np.remainder),
+# (the quotient in b's rule is the division rounded as torch rounds it: a / b then rounded
+# can land on the other side of a whole number)
+def _remainder(a, b):
+    """a - b * floor(a / b), as torch's kernel computes it: C's fmod, moved by b where its
+    sign is not b's (a zero keeps a's sign: -3 % 1.5 is -0.0, as in torch)."""
+    if np.result_type(a, b).kind != "f":
+        return np.remainder(a, b)
+    r = np.fmod(a, b)
+    return np.where((r != 0) & ((r < 0) != (np.asarray(b) < 0)), r + b, r)
+
+
+remainder = Op("RemainderBackward1", _integer_checked(_remainder, "remainder_cpu"),
                **symmetric(lambda g, y, a, b: g,
-                           lambda g, y, a, b: -g * floor(a / b)),
+                           lambda g, y, a, b: -g * div_rounded(a, b, rounding_mode="floor")),
                promote=True, saves="inputs")
 
-fmod = Op("FmodBackward1", _no_integer_zero(np.fmod),
+fmod = Op("FmodBackward1", _integer_checked(np.fmod, "fmod_cpu"),
           **symmetric(lambda g, y, a, b: g,
-                      lambda g, y, a, b: -g * _trunc(a / b)),
+                      lambda g, y, a, b: -g * div_rounded(a, b, rounding_mode="trunc")),
           promote=True, saves="inputs")
 
 # modulo a number: the tensor's gradient passes through, and nothing is kept
@@ -94,7 +109,7 @@ def _aten(kernel):
 # a number modulo a tensor (2 % x): torch records a node it names NotImplemented, and
 # refuses to differentiate through it
 _REMAINDER = _aten("remainder")
-remainder_of_number = Op("torch::autograd::NotImplemented", _no_integer_zero(np.remainder),
+remainder_of_number = Op("torch::autograd::NotImplemented", remainder.forward,
                          vjp=(None, _REMAINDER[0]), jvp=(None, _REMAINDER[1]),
                          promote=True, saves=False)
 
@@ -102,9 +117,8 @@ remainder_of_number = Op("torch::autograd::NotImplemented", _no_integer_zero(np.
 # -- division with a rounding mode (torch.div(a, b, rounding_mode=...)), and a // b -----------
 def _rounded_div(a, b, rounding_mode):
     """a / b rounded down ("floor") or toward zero ("trunc"); integers stay integers."""
-    if np.result_type(a, b).kind in "biu":
-        if np.any(np.asarray(b) == 0):
-            raise RuntimeError("ZeroDivisionError")
+    _check_integers(a, b, f"div_{rounding_mode}_cpu")
+    if np.result_type(a, b).kind in "iu":
         q = np.floor_divide(a, b)
         if rounding_mode == "trunc":      # floor, moved up one where the signs differ and it is not exact
             q = q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
@@ -123,7 +137,7 @@ div_rounded = Op("DivBackward2", _rounded_div,
 
 # a // b: torch records a node it names NotImplemented, and refuses to differentiate through it
 _FLOOR_DIVIDE = _aten("floor_divide")
-floor_divide = Op("torch::autograd::NotImplemented", _no_integer_zero(np.floor_divide),
+floor_divide = Op("torch::autograd::NotImplemented", _integer_checked(np.floor_divide, "div_floor_cpu"),
                   vjp=(_FLOOR_DIVIDE[0],) * 2, jvp=(_FLOOR_DIVIDE[1],) * 2,
                   promote=True, saves=False)
 
@@ -174,8 +188,9 @@ def _without_each(x, dim):
 
 def _through_products(v, x, dim, backward):
     """cumprod's rules: dy_j/dx_i is the product of x_0..x_j without x_i, for j >= i; the
-    VJP sums it against g over j, the JVP against t over i."""
-    if x.ndim == 0:
+    VJP sums it against g over j, the JVP against t over i.  (Along one entry the product
+    is x itself: g passes as it is, a constant of x, as in torch.)"""
+    if x.ndim == 0 or x.shape[dim] == 1:
         return v
     products, after = _without_each(x, dim)
     vs = transpose(v, dim0=dim, dim1=-1) if dim != -1 else v
@@ -183,10 +198,11 @@ def _through_products(v, x, dim, backward):
     return transpose(out, dim0=dim, dim1=-1) if dim != -1 else out
 
 
+# (torch keeps the output too: writing into it in place is refused at the backward, as there)
 cumprod = Op("CumprodBackward0", _running(np.cumprod),
              vjp=(lambda g, y, x, dim: _through_products(g, x, dim, backward=True),),
              jvp=(lambda t, y, x, dim: _through_products(t, x, dim, backward=False),),
-             saves="inputs")
+             saves=True)
 
 
 # -- spread: variance and standard deviation --------------------------------------------------
@@ -210,9 +226,19 @@ def _var_forward(x, dim=None, correction=1, keepdim=False):
 
 
 def _var_vjp(g, y, x, dim=None, correction=1, keepdim=False):
-    """d var / dx = 2 (x - mean) / (n - correction), each entry's share of g."""
-    return unreduce(g, x, dim, keepdim) * (x - mean(x, neg_dims(dim, x.ndim), True)) * (
-        2 * _per_degree(x, dim, correction))
+    """d var / dx = 2 (x - mean) / (n - correction), each entry's share of g.  Over the
+    whole tensor with no degree of freedom left, torch's choice: inf, NaN where x is its
+    mean, constants that depend on no input."""
+    centred = x - mean(x, neg_dims(dim, x.ndim), True)
+    per_degree = _per_degree(x, dim, correction)
+    if math.isinf(per_degree) and (dim is None or x.ndim == 0):
+        return unreduce(g, x, dim, keepdim) * np.where(np.asarray(_values(centred)) == 0, np.nan, np.inf)
+    return unreduce(g, x, dim, keepdim) * centred * (2 * per_degree)
+
+
+def _values(t):
+    """The numbers of an array or a tensor (a rule may get either)."""
+    return t._data if isinstance(t, Tensor) else t
 
 
 def _var_jvp(t, y, x, dim=None, correction=1, keepdim=False):

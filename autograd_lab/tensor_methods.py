@@ -84,7 +84,11 @@ class TensorMethods:
     def floor(self): return rules.floor(self)
     def ceil(self): return rules.ceil(self)
     def round(self, *, decimals=0):
-        return rules.round(self) if decimals == 0 else math_rules.round_decimals(self, decimals=int(decimals))
+        if decimals == 0:
+            return rules.round(self)
+        if not self.is_floating_point():  # (torch's kernel with decimals is for floats only)
+            raise NotImplementedError(f'"round_cpu" not implemented for \'{dtypes.scalar_type_name(self._data.dtype)}\'')
+        return math_rules.round_decimals(self, decimals=int(decimals))
     def neg(self): return rules.neg(self)
     def pow(self, exponent): return F.power(self, exponent)
     def add(self, other, alpha=1): return rules.add(self, F.times_alpha(self, other, alpha, "add"))
