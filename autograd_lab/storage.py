@@ -257,6 +257,13 @@ class StorageMethods:
             return args[0].detach()
         return creation.tensor(args[0], dtype=self.dtype, **kwargs)
 
+    # the casts torch names after C's types (float, double, long, int, bool: tensor_methods.py)
+    def half(self): return self.to(dtypes.float16)
+    def short(self): return self.to(dtypes.int16)
+    def char(self): return self.to(dtypes.int8)
+    def byte(self): return self.to(dtypes.uint8)
+    def bfloat16(self): return self.to(dtypes.bfloat16)     # (refused in words: dtypes.unstorable)
+
     def type_as(self, other):
         """This tensor cast to other's dtype (itself if it has it already)."""
         return self.to(other.dtype)

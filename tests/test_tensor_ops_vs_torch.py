@@ -151,7 +151,13 @@ CASES_ = [
     "i.new_full((2,), 1.5)", "str(f.new_empty((2,), dtype=L.int32).dtype)", "tuple(f.new_empty(2, 3).shape)",
     "f.new_tensor([1, 2])", "i.new_tensor([1.5])", "f.new_tensor([1., 2.], requires_grad=True)",
     "f.new_tensor(L.tensor([1., 2.]))", "tuple(f.new(2, 3).shape)", "f.new([1, 2])", "f.new()", "f.new((2, 3))",
-    "m.type_as(i)", "m.type_as(f)", "f.type_as(m)", "m.type_as(m)", "f.type_as(i > 0)",
+    "m.type_as(i)", "m.type_as(f)", "f.type_as(m)", "m.type_as(m)", "f.type_as(i > 0)", "m.half()", "f.short()",
+    "f.char()", "(-f).byte()", "m.half().float()",
+    # printed forms of what these return
+    "repr(m.detach().topk(2))", "repr(f.topk(1, dim=0, largest=False))", "repr(L.unique(n, return_counts=True))",
+    "repr(L.max(f, 1, out=(L.empty(0), L.empty(0, dtype=L.long))))", "repr(f.sort(1, descending=True))",
+    "repr(L.meshgrid(f[0], f[1, :2], indexing='xy'))", "repr(f.unfold(1, 2, 1))", "repr(m.std(0))",
+    "repr(m.cumsum(1))", "repr(2 % m[0])", "repr(L.nn.functional.one_hot(L.tensor([1, 0])))", "repr(f.nonzero())",
     # shapes and memory
     "m.ravel()", "m.T.ravel()", "L.tensor(2.).ravel()", "m.stride()", "m.T.stride()", "m.stride(1)", "m.stride(-2)",
     "b[:, 1:, ::2].stride()", "m.expand(3, 2, 3).stride()", "m[1].storage_offset()", "m[:, 1:].storage_offset()",
