@@ -457,22 +457,31 @@ CharTensor, ByteTensor, BoolTensor = map(_legacy, (dtypes.int8, dtypes.uint8, dt
 
 
 # -- torch's keywords about where numbers live: pin_memory (which needs a GPU) and out= -------
-def _pinnable(fn):
-    """``fn`` taking torch's ``pin_memory=``: False, as on any CPU; True is refused in the
-    words of a CPU build of torch (pinned memory is for copying to a GPU)."""
+PINNED = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator is "
+          "available on this system.")
+
+
+def _pinnable(fn, out=False):
+    """``fn`` taking torch's ``pin_memory=`` -- False, as on any CPU; True is refused in the
+    words of a CPU build of torch (pinned memory is for copying to a GPU) -- and, with
+    ``out``, torch's ``out=`` (the result written into a given tensor, resized without a
+    warning, as torch's factories do: spellings.with_out)."""
+    written = with_out(fn, warn_resize=False) if out else None
+
     @functools.wraps(fn)
-    def placed(*args, pin_memory=False, **kwargs):
+    def placed(*args, pin_memory=False, out=None, **kwargs):
         if pin_memory:
-            raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
-                               "allocator is available on this system.")
+            raise RuntimeError(PINNED)
+        if out is not None:
+            if written is None:
+                raise TypeError(f"{fn.__name__}() got an unexpected keyword argument 'out'")
+            return written(*args, out=out, **kwargs)
         return fn(*args, **kwargs)
-    placed.__signature__ = with_keywords(inspect.signature(fn), ["pin_memory"])
+    placed.__signature__ = with_keywords(inspect.signature(fn), ["pin_memory"] + ["out"] * out)
     return placed
 
 
-zeros, ones, empty, full, eye, arange, linspace, tensor, as_tensor = map(
-    _pinnable, (zeros, ones, empty, full, eye, arange, linspace, tensor, as_tensor))
-zeros_like, ones_like, empty_like, full_like = map(_pinnable, (zeros_like, ones_like, empty_like, full_like))
-randn, rand, randint = (with_out(_pinnable(f), warn_resize=False) for f in (randn, rand, randint))
-zeros, ones, empty, full, arange, linspace = (with_out(f, warn_resize=False)
-                                             for f in (zeros, ones, empty, full, arange, linspace))
+tensor, as_tensor, zeros_like, ones_like, empty_like, full_like = map(
+    _pinnable, (tensor, as_tensor, zeros_like, ones_like, empty_like, full_like))
+zeros, ones, empty, full, eye, arange, linspace, randn, rand, randint = (
+    _pinnable(f, out=True) for f in (zeros, ones, empty, full, eye, arange, linspace, randn, rand, randint))
