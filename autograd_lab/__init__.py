@@ -14,8 +14,12 @@ table: each row's forward, VJP and JVP), ``engine.py`` (the backward walk) and
 (``versions``, ``saved``, ``forward_mode``, ``watch``) and, below it all, ``dtypes``,
 ``modes``, ``printing``, ``checks``.  The shell, built on the core's public names:
 ``creation``, ``devices``, ``more_rules`` (the rows of torch's other tensor functions:
-softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``functions`` (the ``al.*``
-functions), ``tensor_methods`` (Tensor's other methods, installed last), ``batching``
+softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``math_rules`` and
+``index_rules`` (std, cumsum, remainders, det, topk, scatter, ...), ``functions`` (the
+``al.*`` functions), ``tensor_methods`` (Tensor's other methods, installed last, then
+``math_functions``', ``index_functions``', ``storage``'s and ``random``'s), ``formats``
+(memory formats), ``spellings`` (``axis=``, ``out=``), ``serialization`` (``al.save``,
+``al.load``), ``batching``
 (``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim/``, ``utils`` (datasets and
 loaders), ``distributions``, ``viz`` (pictures) and ``widgets`` (explorers).
 """
@@ -43,6 +47,17 @@ from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_m
                     set_grad_enabled)
 from .tensor import Tensor
 from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor's methods)
+# -- torch's other tensor operations and functions (issue 48): each module installs its
+# Tensor methods after tensor_methods.py's
+from .math_functions import (bmm, cumprod, cumsum, det, dist, e, exp2, expm1, flip, floor_divide, fmod, imag, inf,
+                             isclose, log10, log2, nan, pi, real, remainder, std, tril, triu, var)
+from .index_functions import (argsort, argwhere, index_put, masked_select, meshgrid, nonzero,
+                              repeat_interleave, scatter, scatter_add, topk, unique)
+from .storage import Size
+from .formats import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from . import random  # noqa: E402  (torch.random)
+from .random import get_rng_state, initial_seed, multinomial, seed, set_rng_state
+from .serialization import load, save
 from .batching import vmap
 from . import autograd, nn, optim, utils  # noqa: E402
 from .error_finder import explain  # noqa: E402  (the book's page of errors, for a message)
@@ -56,6 +71,7 @@ int64 = long = _dtypes.int64
 int32 = int = _dtypes.int32
 int16, int8, uint8 = _dtypes.int16, _dtypes.int8, _dtypes.uint8
 bool = _dtypes.bool_
+bfloat16 = _dtypes.bfloat16       # (named, never stored: NumPy has no bfloat16; see dtypes.unstorable)
 
 __version__ = "0.1.0"
 

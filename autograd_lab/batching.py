@@ -132,8 +132,8 @@ class BatchedTensor(Tensor):
     def data(self):
         return wrap(self._phys.data, self._levels)
 
-    def contiguous(self):
-        return self
+    def contiguous(self, memory_format=None):
+        return self                   # (a sample's layout is not seen under vmap)
 
     item = tolist = _refuse(ITEM)
     __bool__ = _refuse(CONTROL_FLOW)

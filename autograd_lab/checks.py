@@ -38,6 +38,17 @@ def tensor_of(x):
     return x if isinstance(x, Tensor) else Tensor._make(np.asarray(unwrap(x)))
 
 
+def dense(a):
+    """Whether an array's numbers fill one block of memory, in some order, with no gaps
+    (and none seen twice, as through a zero stride)."""
+    step = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != step:
+            return False
+        step *= n
+    return True
+
+
 def is_number(v):
     return isinstance(v, (bool, int, float, np.number, np.bool_))
 

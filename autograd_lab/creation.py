@@ -7,13 +7,15 @@ same seed.  Every factory takes torch's ``dtype=``, ``device=`` (the CPU: see
 ``devices.py``) and ``requires_grad=``.
 """
 import functools
+import inspect
 import math
 
 import numpy as np
 
-from . import devices, dtypes
+from . import devices, dtypes, formats
 from . import batching
 from .modes import made_in_inference_mode, state
+from .spellings import with_keywords, with_out
 from .tensor import Tensor, unwrap
 
 
@@ -238,28 +240,45 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return _made(np.full(_size("full", (size,)), fill_value, _float(dtype)), device, requires_grad)
 
 
-def empty(*dims, size=None, dtype=None, device=None, requires_grad=False):
-    return zeros(*dims, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
+def empty(*dims, size=None, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """Zeros (torch leaves a new tensor's numbers uninitialized; these are zero), laid out
+    as ``memory_format`` says (row by row unless al.channels_last)."""
+    out = zeros(*dims, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
+    if memory_format is not None:
+        out._data = formats.laid_out(out._data, memory_format)
+    return out
 
 
 def _like(x, dtype):
     return dtypes.to_numpy(dtype) or x._data.dtype
 
 
-def zeros_like(input, dtype=None, device=None, requires_grad=False):
-    return _made(np.zeros(input.shape, _like(input, dtype)), device, requires_grad)
+def _laid_like(array, input, memory_format):
+    """A new array for a *_like factory, laid out as torch's memory_format says: like the
+    input (None, al.preserve_format: NumPy's order="K" keeps its layout), row by row, or
+    channels last (formats.py)."""
+    if memory_format is None or memory_format is formats.preserve_format:
+        return array
+    return formats.laid_out(np.ascontiguousarray(array), memory_format)
 
 
-def ones_like(input, dtype=None, device=None, requires_grad=False):
-    return _made(np.ones(input.shape, _like(input, dtype)), device, requires_grad)
+def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _made(_laid_like(np.zeros_like(input._data, _like(input, dtype)), input, memory_format),
+                 device, requires_grad)
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
-    return _made(np.full(input.shape, fill_value, _like(input, dtype)), device, requires_grad)
+def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _made(_laid_like(np.ones_like(input._data, _like(input, dtype)), input, memory_format),
+                 device, requires_grad)
 
 
-def empty_like(input, dtype=None, device=None, requires_grad=False):
-    return zeros_like(input, dtype, device, requires_grad)
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _made(_laid_like(np.full_like(input._data, fill_value, _like(input, dtype)), input, memory_format),
+                 device, requires_grad)
+
+
+def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return zeros_like(input, dtype, device, requires_grad, memory_format)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
@@ -435,3 +454,34 @@ def _legacy(d):
 FloatTensor, DoubleTensor, HalfTensor = map(_legacy, (dtypes.float32, dtypes.float64, dtypes.float16))
 LongTensor, IntTensor, ShortTensor = map(_legacy, (dtypes.int64, dtypes.int32, dtypes.int16))
 CharTensor, ByteTensor, BoolTensor = map(_legacy, (dtypes.int8, dtypes.uint8, dtypes.bool_))
+
+
+# -- torch's keywords about where numbers live: pin_memory (which needs a GPU) and out= -------
+PINNED = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator is "
+          "available on this system.")
+
+
+def _pinnable(fn, out=False):
+    """``fn`` taking torch's ``pin_memory=`` -- False, as on any CPU; True is refused in the
+    words of a CPU build of torch (pinned memory is for copying to a GPU) -- and, with
+    ``out``, torch's ``out=`` (the result written into a given tensor, resized without a
+    warning, as torch's factories do: spellings.with_out)."""
+    written = with_out(fn, warn_resize=False) if out else None
+
+    @functools.wraps(fn)
+    def placed(*args, pin_memory=False, out=None, **kwargs):
+        if pin_memory:
+            raise RuntimeError(PINNED)
+        if out is not None:
+            if written is None:
+                raise TypeError(f"{fn.__name__}() got an unexpected keyword argument 'out'")
+            return written(*args, out=out, **kwargs)
+        return fn(*args, **kwargs)
+    placed.__signature__ = with_keywords(inspect.signature(fn), ["pin_memory"] + ["out"] * out)
+    return placed
+
+
+tensor, as_tensor, zeros_like, ones_like, empty_like, full_like = map(
+    _pinnable, (tensor, as_tensor, zeros_like, ones_like, empty_like, full_like))
+zeros, ones, empty, full, eye, arange, linspace, randn, rand, randint = (
+    _pinnable(f, out=True) for f in (zeros, ones, empty, full, eye, arange, linspace, randn, rand, randint))

@@ -42,6 +42,27 @@ float64 = dtype("float64", np.float64, (2, 8))
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
 _FROM_NUMPY = {d.numpy: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
+
+
+class unstorable(dtype):
+    """A dtype torch has that NumPy cannot hold numbers in: it can be named, compared and
+    passed around (``{"bfloat16": al.bfloat16}``, ``dtype=al.bfloat16`` in a config), but
+    a tensor of it cannot be made; trying says why (``NotImplementedError``)."""
+    __slots__ = ("why",)
+
+    def __init__(self, name, bits, why):
+        self.name, self.why = name, why
+        self.is_floating_point, self.is_complex, self.itemsize, self._rank = True, False, bits // 8, (2, bits // 8)
+
+    @property
+    def numpy(self):
+        raise NotImplementedError(self.why)
+
+
+bfloat16 = unstorable("bfloat16", 16, "al.bfloat16 is not implemented in autograd_lab: NumPy has no bfloat16 type "
+                      "(8 exponent bits, 8 significant bits), so autograd_lab cannot hold numbers in it and round "
+                      "them as torch does. Use al.float32 (or al.float16, NumPy's half precision) instead.")
+_BY_NAME["bfloat16"] = bfloat16
 _BY_NAME.update(float=float32, double=float64, half=float16, long=int64, int=int32)
 
 
@@ -212,13 +233,20 @@ def c_type_name(np_dtype):
 
 
 class finfo:
-    """torch.finfo: the limits of a floating-point dtype (the default float if none)."""
+    """torch.finfo: the limits of a floating-point dtype (the default float if none; for
+    al.bfloat16, the limits of its format, though no tensor holds it here)."""
 
     def __init__(self, type=None):
         d = from_numpy(DEFAULT_FLOAT) if type is None else type
         if not (isinstance(d, dtype) and d.is_floating_point):
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
                             "to handle 'torch.finfo'")
+        if d is bfloat16:                 # 8 exponent bits (float32's), 7 stored fraction bits
+            self.dtype, self.bits, self.eps, self.resolution = "bfloat16", 16, 2.0 ** -7, 0.01
+            self.max = (2 - 2.0 ** -7) * 2.0 ** 127
+            self.min, self.tiny = -self.max, 2.0 ** -126
+            self.smallest_normal = self.tiny
+            return
         info = np.finfo(d.numpy)
         self.dtype, self.bits = d.name, info.bits
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)

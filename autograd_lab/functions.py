@@ -1,11 +1,13 @@
 """The ``al.*`` functions, with torch's names and signatures, over the rules table."""
 import builtins
 import functools
+import math
 
 import numpy as np
 
-from . import dtypes, einsum_rules, rules, more_rules
+from . import dtypes, einsum_rules, math_rules, rules, more_rules
 from .checks import tensor_of, wrap_dim
+from .spellings import numpy_names, with_out
 from .tensor import Tensor
 
 
@@ -29,10 +31,12 @@ def where(condition, input, other):
     return rules.where(condition, input, other)
 
 
+@with_out
 def mm(input, mat2):
     return checked_mm(_t(input), _t(mat2))
 
 
+@with_out
 def matmul(input, other):
     return rules.matmul(_t(input), _t(other))
 
@@ -90,10 +94,12 @@ def reshape(input, shape):
     return _t(input).reshape(shape)
 
 
+@numpy_names
 def unsqueeze(input, dim):
     return _t(input).unsqueeze(dim)
 
 
+@numpy_names
 def squeeze(input, dim=None):
     return _t(input).squeeze(dim)
 
@@ -113,26 +119,50 @@ def _unary(op):
 sigmoid, tanh, relu, exp, log, sqrt = map(_unary, (rules.sigmoid, rules.tanh, rules.relu, rules.exp, rules.log, rules.sqrt))
 log1p = _unary(rules.log1p)
 abs, sin, cos, sign = map(_unary, (rules.abs, rules.sin, rules.cos, rules.sign))
-floor, ceil, round, neg = map(_unary, (rules.floor, rules.ceil, rules.round, rules.neg))
+floor, ceil, neg = map(_unary, (rules.floor, rules.ceil, rules.neg))
 isnan, isinf, isfinite = rules.isnan, rules.isinf, rules.isfinite
 logical_not = rules.logical_not
 negative = neg
 
 
+@with_out
+def round(input, *, decimals=0):
+    """Each entry rounded to ``decimals`` digits after the point (half to even)."""
+    return _t(input).round(decimals=decimals)
+
+
+@with_out
 def add(input, other, alpha=1):
     return _t(input).add(other, alpha=alpha)
 
 
+@with_out
 def sub(input, other, alpha=1):
     return checked_sub(_t(input), other, alpha)
 
 
+@with_out
 def mul(input, other):
     return rules.mul(_t(input), other)
 
 
-def div(input, other):
-    return rules.div(_t(input), other)
+NOT_GIVEN = type("NotGiven", (), {"__repr__": lambda self: "<not given>"})()   # (rounding_mode=None is a choice)
+
+
+@with_out
+def div(input, other, *, rounding_mode=NOT_GIVEN):
+    """input / other; with rounding_mode "floor" or "trunc", rounded down or toward zero."""
+    return rules.div(_t(input), other) if rounding_mode is NOT_GIVEN else rounded_div(_t(input), other, rounding_mode)
+
+
+def rounded_div(a, b, rounding_mode):
+    """torch.div with a rounding_mode given (even None): DivBackward2, as torch records it."""
+    if rounding_mode is None:
+        return math_rules.div_mode(a, b)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    return math_rules.div_rounded(a, b, rounding_mode=rounding_mode)
 
 
 def pow(input, exponent):
@@ -156,10 +186,12 @@ def _is_int_number(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
+@with_out
 def maximum(input, other):
     return rules.maximum(tensor_arg(input, "maximum", "input", 1), tensor_arg(other, "maximum", "other", 2))
 
 
+@with_out
 def minimum(input, other):
     return rules.minimum(tensor_arg(input, "minimum", "input", 1), tensor_arg(other, "minimum", "other", 2))
 
@@ -191,44 +223,57 @@ def logical_xor(input, other):
     return rules.logical_xor(_t(input), other)
 
 
-def sum(input, dim=None, keepdim=False):
-    return _t(input).sum(dim, keepdim)
+@with_out
+@numpy_names
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    return _t(input).sum(dim, keepdim, dtype=dtype)
 
 
-def mean(input, dim=None, keepdim=False):
-    return _t(input).mean(dim, keepdim)
+@with_out
+@numpy_names
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    return _t(input).mean(dim, keepdim, dtype=dtype)
 
 
 def norm(input, p="fro", dim=None, keepdim=False):
     return _t(input).norm(p, dim, keepdim)
 
 
+@numpy_names
 def amax(input, dim=None, keepdim=False):
     return _t(input).amax(dim, keepdim)
 
 
+@with_out
+@numpy_names
 def max(input, dim=None, keepdim=False):
     """The largest entry; along ``dim``, (values, indices); ``max(a, b)`` of two tensors is
     ``maximum(a, b)``, as in torch."""
     return _t(input).max(dim, keepdim)
 
 
+@with_out
+@numpy_names
 def min(input, dim=None, keepdim=False):
     return _t(input).min(dim, keepdim)
 
 
+@numpy_names
 def amin(input, dim=None, keepdim=False):
     return _t(input).amin(dim, keepdim)
 
 
+@numpy_names
 def argmax(input, dim=None, keepdim=False):
     return _t(input).argmax(dim, keepdim)
 
 
+@numpy_names
 def any(input, dim=None, keepdim=False):
     return _t(input).any(dim, keepdim)
 
 
+@numpy_names
 def all(input, dim=None, keepdim=False):
     return _t(input).all(dim, keepdim)
 
@@ -246,9 +291,8 @@ def _half_in_float32(fn):
     return in_float32
 
 
+@numpy_names
 @_half_in_float32
-
-
 def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``, computed shifted by the maximum (no overflow):
     one row of the rules table, SoftmaxBackward0, as in torch."""
@@ -256,9 +300,8 @@ def softmax(input, dim, dtype=None):
     return more_rules.softmax(x, dim=dims)
 
 
+@numpy_names
 @_half_in_float32
-
-
 def log_softmax(input, dim, dtype=None):
     """x - max - log(sum(exp(x - max))): never the log of a softmax rounded to zero
     (LogSoftmaxBackward0, one row of the rules table)."""
@@ -285,6 +328,8 @@ def _sequence(tensors, name):
     return [_t(x) for x in tensors]
 
 
+@with_out
+@numpy_names
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension.  As in torch, a 1-D empty tensor (shape
     ``(0,)``) may sit among tensors of any shape: it adds nothing (an old convention that
@@ -313,6 +358,8 @@ def cat(tensors, dim=0):
 concat = concatenate = cat
 
 
+@with_out
+@numpy_names
 def stack(tensors, dim=0):
     tensors = _sequence(tensors, "stack")
     for i, x in enumerate(tensors[1:], 1):
@@ -357,14 +404,26 @@ def equal(input, other):
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None):
+PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None):
+    """How tensors print: digits after the point (``precision``), how many entries before
+    a tensor is shown by its edges only (``threshold``, ``edgeitems`` per side), the
+    line width, scientific notation forced on or off (``sci_mode``; None lets each tensor
+    decide: torch resets it to None whenever it is not given), or a whole ``profile``:
+    "default", "short" (2 digits, 2 edge items) or "full" (every entry)."""
     from . import printing
-    if profile == "default":
-        printing.PRECISION, printing.THRESHOLD, printing.EDGEITEMS, printing.LINEWIDTH = 4, 1000, 3, 80
+    if profile is not None:
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {sorted(PROFILES)}, not {profile!r}")
+        printing.PRECISION, printing.THRESHOLD, printing.EDGEITEMS, printing.LINEWIDTH = PROFILES[profile]
     for name, value in (("PRECISION", precision), ("THRESHOLD", threshold),
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:
             setattr(printing, name, value)
+    printing.SCI_MODE = sci_mode
 
 
 # -- torch's checks, shared with the Tensor methods of the same names -------------------
@@ -504,22 +563,27 @@ def masked_fill(input, mask, value):
     return _t(input).masked_fill(mask, value)
 
 
+@numpy_names
 def sort(input, dim=-1, descending=False, stable=False):
     return _t(input).sort(dim, descending, stable)
 
 
+@numpy_names
 def gather(input, dim, index):
     return _t(input).gather(dim, index)
 
 
+@numpy_names
 def index_select(input, dim, index):
     return _t(input).index_select(dim, index)
 
 
+@numpy_names
 def narrow(input, dim, start, length):
     return _t(input).narrow(dim, start, length)
 
 
+@numpy_names
 def select(input, dim, index):
     return _t(input).select(dim, index)
 
@@ -528,6 +592,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return _t(tensor).split(split_size_or_sections, dim)
 
 
+@numpy_names
 def chunk(input, chunks, dim=0):
     return _t(input).chunk(chunks, dim)
 

@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from . import checks, dtypes, recording, rules, saved
-from .checks import check_into, index_key, is_mask, is_number
+from .checks import check_into, dense, index_key, is_mask, is_number
 from .modes import state
 from .tensor import Tensor, unwrap
 
@@ -212,6 +212,29 @@ class InPlaceMethods:
         return self._put(rules.copy if value._data.ndim else rules.fill, value, key)
 
 
+def reshape_in_place(x, row, **params):
+    """An in-place shape method (x.unsqueeze_(0), x.t_()): x now holds the view ``row``
+    makes of its numbers -- the same memory -- and, where it is recorded, the row's node is
+    x's history (UnsqueezeBackward1, TBackward1, ...); its version moves on, as torch's."""
+    x._check_inplace()
+    view = row(x, **params)
+    x._data = view._data
+    x._bump()
+    if x._base is not None:               # (a view: its history is this node, not its base's new one)
+        x._seen = x._vbox[0]
+    if view._grad_fn is not None or view._tangent is not None:
+        x._take(view._grad_fn, view._tangent)
+    return x
+
+
+def replace_numbers(x, array):
+    """x holds ``array`` from now on (x.resize_, out= of another shape): a write, which its
+    version counts."""
+    x._data = array
+    x._bump()
+    return x
+
+
 def in_place_method(method, name):
     """The in-place form of a method: x.exp_() is x.exp(), with torch's promotion,
     wrap-around and refusals, written into x's memory when x's shape and dtype can hold
@@ -357,7 +380,7 @@ def _check_overlap(written, read):
     writes in another way: it would read numbers it has already written.  (Like torch, it
     passes over layouts with gaps, where telling is too hard.)"""
     a, b = written._data, read._data
-    if a is b or not (np.may_share_memory(a, b) and _dense(a) and _dense(b)):
+    if a is b or not (np.may_share_memory(a, b) and dense(a) and dense(b)):
         return
     if a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.strides == b.strides:
         return                            # the same numbers, laid out the same way: fine
@@ -366,16 +389,6 @@ def _check_overlap(written, read):
 
 OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer "
            "to a single memory location. Please clone() the tensor before performing the operation.")
-
-
-def _dense(a):
-    """Whether an array's numbers fill one block of memory, in some order, with no gaps."""
-    step = a.itemsize
-    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
-        if stride != step:
-            return False
-        step *= n
-    return True
 
 
 def _check_expand(shape, target, dtype):

@@ -5,7 +5,7 @@ value is whole (``tensor([1., 2.])``), four decimals otherwise, and scientific n
 when the values span more than three orders of magnitude, exceed 1e8 or go below 1e-4.
 Columns are right-aligned to the widest element, lines wrap at 80 characters, and
 tensors of more than 1000 elements show only their first and last three entries per
-dimension.
+dimension.  ``al.set_printoptions`` changes these settings (functions.py).
 """
 import math
 
@@ -17,6 +17,7 @@ PRECISION = 4
 THRESHOLD = 1000
 EDGEITEMS = 3
 LINEWIDTH = 80
+SCI_MODE = None             # al.set_printoptions(sci_mode=...): True or False forces it, None decides
 
 
 class _Format:
@@ -36,7 +37,7 @@ class _Format:
         big, small = np.abs(finite).max(), np.abs(finite).min()
         self.whole = bool(np.all(finite == np.ceil(finite)))
         spread = big / small > 1000.0 or big > 1.0e8
-        self.sci = spread if self.whole else spread or small < 1.0e-4
+        self.sci = (spread if self.whole else spread or small < 1.0e-4) if SCI_MODE is None else SCI_MODE
         for v in finite.tolist():
             if self.sci:
                 w = len(f"{v:.{PRECISION}e}")

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from . import dtypes
-from .checks import check_masks, index_key, key_dims, matmul_error, wrap_dim
+from .checks import check_masks, dense, index_key, key_dims, matmul_error, wrap_dim
 from .recording import ROWS, Op, name_by_call, register
 from .tensor import Tensor, install
 
@@ -72,6 +72,11 @@ def _routed(g, share, elsewhere):
         r = np.array(r)                 # (a fresh array: a 0-d product is a NumPy number)
         np.copyto(r, 0, where=elsewhere)
     return r
+
+
+# the helpers the shell's row modules share with these rows (math_rules.py, index_rules.py),
+# under public names
+neg_dims, unreduce, zeros_like_grad = _neg_dims, _unreduce, _zeros_like
 
 
 def symmetric(*rules):
@@ -808,7 +813,13 @@ to = Op("ToCopyBackward0", _to_forward,
         jvp=(lambda t, y, x, dtype: to(t, dtype),),
         saves=False)
 
-clone = Op("CloneBackward0", np.array,
+def _clone_forward(x):
+    """A copy laid out as x (torch's preserve_format) where x fills its memory without
+    gaps or repeats, else row by row (an expanded or sliced tensor's copy is contiguous)."""
+    return np.array(x, order="K" if dense(x) else "C")
+
+
+clone = Op("CloneBackward0", _clone_forward,
            **symmetric(lambda g, y, x: g),
            saves=False)
 

@@ -19,6 +19,8 @@ from .tensor import Tensor, install
 from .userframe import user_level
 from .more_rules import along_key
 from .batching import levels_of, numbers, reads_values, wrap
+from .spellings import numpy_names
+from . import formats, math_rules, storage
 
 
 class TensorMethods:
@@ -68,7 +70,9 @@ class TensorMethods:
     def exp(self): return rules.exp(self)
     def log(self): return rules.log(self)
     def log1p(self): return rules.log1p(self)
+    @numpy_names
     def softmax(self, dim, dtype=None): return F.softmax(self, dim, dtype)
+    @numpy_names
     def log_softmax(self, dim, dtype=None): return F.log_softmax(self, dim, dtype)
     def sqrt(self): return rules.sqrt(self)
     def abs(self): return rules.abs(self)
@@ -80,13 +84,19 @@ class TensorMethods:
     def sign(self): return rules.sign(self)
     def floor(self): return rules.floor(self)
     def ceil(self): return rules.ceil(self)
-    def round(self): return rules.round(self)
+    def round(self, *, decimals=0):
+        if decimals == 0:
+            return rules.round(self)
+        if not self.is_floating_point():  # (torch's kernel with decimals is for floats only)
+            raise NotImplementedError(f'"round_cpu" not implemented for \'{dtypes.scalar_type_name(self._data.dtype)}\'')
+        return math_rules.round_decimals(self, decimals=int(decimals))
     def neg(self): return rules.neg(self)
     def pow(self, exponent): return F.power(self, exponent)
     def add(self, other, alpha=1): return rules.add(self, F.times_alpha(self, other, alpha, "add"))
     def sub(self, other, alpha=1): return F.checked_sub(self, other, alpha)
     def mul(self, other): return rules.mul(self, other)
-    def div(self, other): return rules.div(self, other)
+    def div(self, other, *, rounding_mode=F.NOT_GIVEN):
+        return rules.div(self, other) if rounding_mode is F.NOT_GIVEN else F.rounded_div(self, other, rounding_mode)
     def clamp(self, min=None, max=None): return F.checked_clamp(self, min, max)
     clip = clamp
     def maximum(self, other): return rules.maximum(self, F.tensor_arg(other, "maximum", "other", 1))
@@ -99,17 +109,22 @@ class TensorMethods:
     def logical_or(self, other): return rules.logical_or(self, other)
     def logical_xor(self, other): return rules.logical_xor(self, other)
 
-    def sum(self, dim=None, keepdim=False):
-        return rules.sum(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
+    @numpy_names
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        x = self if dtype is None else self.to(dtype)     # (cast first, as torch)
+        return rules.sum(x, dim=reduction_dims(dim, x.ndim), keepdim=keepdim)
 
-    def mean(self, dim=None, keepdim=False):
-        return rules.mean(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
+    @numpy_names
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        x = self if dtype is None else self.to(dtype)
+        return rules.mean(x, dim=reduction_dims(dim, x.ndim), keepdim=keepdim)
 
     def norm(self, p="fro", dim=None, keepdim=False):
         if p not in ("fro", 2, 2.0):
             raise NotImplementedError(f"autograd_lab implements the 2-norm only, not p={p!r}")
         return rules.norm(self, dim=reduction_dims(dim, self.ndim), keepdim=keepdim)
 
+    @numpy_names
     def max(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):       # x.max(other): maximum, as in torch
             return rules.maximum(self, dim)
@@ -118,6 +133,7 @@ class TensorMethods:
             return rules.max_all(self)
         return self._pick(rules.argmax, dim, keepdim)
 
+    @numpy_names
     def min(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return rules.minimum(self, dim)
@@ -140,22 +156,28 @@ class TensorMethods:
         values = (rules.max_dim if arg is rules.argmax else rules.min_dim)(self, key=key, dim=axis, keepdim=keepdim)
         return F.RETURN_TYPES["max" if arg is rules.argmax else "min"](values, idx if keepdim else idx.squeeze(axis))
 
+    @numpy_names
     def amax(self, dim=None, keepdim=False):
         dims = reduction_dims(dim, self.ndim)
         _check_not_empty(self, "amax", dims)
         return rules.amax(self, dim=dims, keepdim=keepdim)
 
+    @numpy_names
     def amin(self, dim=None, keepdim=False):
         dims = reduction_dims(dim, self.ndim)
         _check_not_empty(self, "amin", dims)
         return rules.amin(self, dim=dims, keepdim=keepdim)
 
+    @numpy_names
     def argmax(self, dim=None, keepdim=False):
         _check_not_empty(self, "argmax", dim, IndexError)
         _check_not_bool(self, "argmax")
         return rules.argmax(self, dim=dim, keepdim=keepdim)
+    @numpy_names
     def any(self, dim=None, keepdim=False): return more_rules.any_(self, dim=dim, keepdim=keepdim)
+    @numpy_names
     def all(self, dim=None, keepdim=False): return more_rules.all_(self, dim=dim, keepdim=keepdim)
+    @numpy_names
     def argmin(self, dim=None, keepdim=False):
         _check_not_empty(self, "argmin", dim, IndexError)
         _check_not_bool(self, "argmin")
@@ -228,9 +250,11 @@ class TensorMethods:
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         return rules.permute(self, dims=dims)
 
+    @numpy_names
     def unsqueeze(self, dim):
         return rules.unsqueeze(self, dim=wrap_dim(dim, self.ndim + 1))
 
+    @numpy_names
     def squeeze(self, dim=None):
         if dim is not None:               # only the listed dims of size 1 go, as in torch
             many = isinstance(dim, (tuple, list))
@@ -260,11 +284,15 @@ class TensorMethods:
     def diag(self, diagonal=0): return F.checked_diag(self, diagonal)
 
     # -- copies and casts ---------------------------------------------------------------
-    def clone(self): return rules.clone(self)
+    def clone(self, *, memory_format=None):
+        return storage.formatted(self, memory_format, copy=True)
 
-    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
         """A cast and/or a move: ``to(al.float64)``, ``to("cpu")``, ``to(device, dtype)``,
-        ``to(other)`` (other's dtype).  Only the CPU exists (see ``devices.py``)."""
+        ``to(other)`` (other's dtype).  Only the CPU exists (see ``devices.py``).  A
+        ``memory_format`` lays the result out so (``al.channels_last``: see storage.py)."""
+        if memory_format is not None:
+            return storage.formatted(self.to(*args, dtype=dtype, device=device, copy=copy), memory_format)
         for a in args:
             if isinstance(a, Tensor):
                 dtype = a.dtype
@@ -344,8 +372,11 @@ class TensorMethods:
     def mv(self, vec): return F.mv(self, vec)
 
     def contiguous(self, memory_format=None):
+        if memory_format is not None and memory_format is not formats.contiguous_format:
+            return storage.formatted(self, memory_format)
         return self if self._data.flags.c_contiguous else more_rules.contiguous(self)
 
+    @numpy_names
     def sort(self, dim=-1, descending=False, stable=False):
         """(values, indices) along dim; ties keep their order (a stable sort), NaN counts
         as the largest, as in torch.  NumPy's argsort finds the order, of every sample at
@@ -365,6 +396,7 @@ class TensorMethods:
         values = more_rules.sort(self, key=key, dim=axis, keepdim=True, stable=bool(stable))
         return F.RETURN_TYPES["sort"](values, wrap(Tensor._make(order.astype(np.int64)), levels_of(self)))
 
+    @numpy_names
     def gather(self, dim, index):
         axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
         _index_of(index, "gather(): Expected dtype int32/int64 for index")
@@ -377,6 +409,7 @@ class TensorMethods:
             raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {axis} with size {n}")
         return more_rules.gather(self, index, dim=axis)
 
+    @numpy_names
     def index_select(self, dim, index):
         axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
         idx = _index_of(index, "index_select(): Expected dtype int32 or int64 for index")
@@ -389,6 +422,7 @@ class TensorMethods:
             raise IndexError("index out of range in self")
         return more_rules.index_select(self, key=(slice(None),) * axis + (idx.reshape(-1),))
 
+    @numpy_names
     def narrow(self, dim, start, length):
         axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
         n = self.shape[axis]
@@ -397,6 +431,7 @@ class TensorMethods:
             raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
         return more_rules.narrow(self, key=(slice(None),) * axis + (slice(start, start + length),))
 
+    @numpy_names
     def select(self, dim, index):
         axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
         n = self.shape[axis]
@@ -422,6 +457,7 @@ class TensorMethods:
         return tuple(more_rules.split(self, key=(slice(None),) * axis + (slice(a, a + k),), sizes=named)
                      for a, k in zip(starts.tolist(), sizes))
 
+    @numpy_names
     def chunk(self, chunks, dim=0):
         if chunks <= 0:
             raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")

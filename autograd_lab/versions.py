@@ -29,6 +29,8 @@ def share_version(view, args):
     view keeps its base (torch's ``_base``: the tensor that owns the memory), so that a
     write through it can rewrite the base's history."""
     owner = view._data.base
+    if owner is not None and not isinstance(owner, np.ndarray):   # NumPy's stride tricks (unfold's
+        owner = getattr(owner, "base", owner)                     # windows) hold the array they view
     for a in args:
         if type(a) is Tensor and (a._data is owner or a._data.base is owner):
             box = view._vbox = a._box()

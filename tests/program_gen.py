@@ -203,8 +203,9 @@ def data_for(program, seed):
     return data, mm
 
 
-def generate(seed, n_statements=None):
-    """One program, from its seed (the same seed gives the same program)."""
+def generate(seed, n_statements=None, builders=None):
+    """One program, from its seed (the same seed gives the same program); ``builders``
+    (default BUILDERS) are the kinds of statement it draws from."""
     import autograd_lab as al
     rng = np.random.default_rng(seed)
     inputs = []
@@ -223,7 +224,7 @@ def generate(seed, n_statements=None):
         names = [f"v{i}" for i in range(len(inputs))]
         n = BIG if n_statements is None else n_statements
         for k in range(int(rng.integers(2, n + 1))):
-            line = _statement(rng, env, names, len(inputs) + k)
+            line = _statement(rng, env, names, len(inputs) + k, builders or BUILDERS)
             if line is None:
                 continue
             program.lines.append(line)
@@ -246,9 +247,10 @@ def generate(seed, n_statements=None):
 _NO_WRITES = set()
 
 
-def _statement(rng, env, names, k):
+def _statement(rng, env, names, k, builders=BUILDERS):
+    weights = _WEIGHTS if builders is BUILDERS else np.array([w for _, _, w in builders], float)
     for _ in range(10):
-        builder, arity, _ = BUILDERS[int(rng.choice(len(BUILDERS), p=_WEIGHTS / _WEIGHTS.sum()))]
+        builder, arity, _ = builders[int(rng.choice(len(builders), p=weights / weights.sum()))]
         picked = [names[int(rng.integers(len(names)))] for _ in range(arity)]
         tensors = [env[p] for p in picked]
         rhs = builder(rng, *tensors)

@@ -20,8 +20,10 @@ EXTRAS = {
     "autograd.GradcheckError": "torch.autograd.gradcheck.GradcheckError",
     "autograd.once_differentiable": "torch.autograd.function.once_differentiable",
     "autograd.is_anomaly_enabled": "torch.is_anomaly_enabled",
+    "explain": "no torch counterpart: the book's page of errors, for the last error raised",
 }
-NAMESPACES = ["", "autograd.", "autograd.functional.", "func.", "nn.", "nn.functional.", "nn.init.", "utils.data."]
+NAMESPACES = ["", "autograd.", "autograd.functional.", "func.", "nn.", "nn.functional.", "nn.init.", "utils.data.",
+              "random."]
 
 
 def _public(module):

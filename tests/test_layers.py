@@ -148,7 +148,9 @@ def test_the_core_imports_nothing_from_the_shell(core):
 # torch's own names for what they are in autograd_lab.)
 SHELL_READS = {"_data", "_make"}
 SHELL = ("creation", "devices", "more_rules", "einsum_rules", "functions", "tensor_methods", "func",
-         "batching", "rulebook", "viz", "graph_layout", "optim", "autograd", "nn", "utils", "widgets")
+         "batching", "rulebook", "viz", "graph_layout", "optim", "autograd", "nn", "utils", "widgets",
+         "math_rules", "index_rules", "math_functions", "index_functions", "storage", "formats", "spellings",
+         "random", "serialization")
 
 
 def private_names(module):

@@ -103,11 +103,11 @@ CASES = [
 ]
 
 
-def _outcome(lib, expr):
+def _outcome(lib, expr, setup=SETUP):
     env = {"L": lib}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        exec(SETUP, env)
+        exec(setup, env)
         try:
             return _described(eval(expr, env), lib)
         except Exception as e:

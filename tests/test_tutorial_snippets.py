@@ -2,7 +2,7 @@
 with ``torch`` bound to PyTorch and to autograd_lab, and what it prints must agree (the
 same text, numbers equal to 4 significant digits).  Random numbers would differ, so the
 PyTorch run draws its random tensors -- nn.Linear and nn.Conv2d their first weights,
-Tensor.normal_/uniform_ their numbers, a shuffling DataLoader its orders -- from
+Tensor.normal_/uniform_ their numbers, torch.multinomial its draws, a shuffling DataLoader its orders -- from
 autograd_lab's generator (see _TorchDrawingOurNumbers): the comparison is of the
 libraries, not of their generators."""
 import builtins
@@ -99,7 +99,7 @@ class _Namespace:
 
 
 _DRAWN = {name: _drawn(name) for name in ("randn", "rand", "randint", "randn_like", "rand_like", "normal",
-                                          "randperm")}
+                                          "randperm", "multinomial")}
 _TorchDrawingOurNumbers = _Namespace(torch, manual_seed=al.manual_seed, Generator=al.Generator,
                                      nn=_Namespace(torch.nn, Linear=_OurLinear, Conv2d=_OurConv2d),
                                      utils=_Namespace(torch.utils, data=_Namespace(torch.utils.data,

@@ -1417,4 +1417,104 @@ optimizer.step()
 print(round(loss.item(), 5), features["hidden"].shape)
 print(torch.allclose(policy[0].bias, target[0].bias), target[0].bias.requires_grad)
 print(round((policy(states) - target(states)).abs().max().item(), 5))
+
+
+# -- Learners' code with torch's other tensor operations (issue 48; usage/MISSING.md) ---------
+# written in our own words after the patterns the usage corpus shows most: reductions with
+# NumPy's spellings (d2l), a bigram model's sampling and one-hot inputs (makemore), saving a
+# state_dict and a checkpoint (PyTorch's "Saving and Loading Models"), a causal mask and a
+# layer norm by hand (GPT from scratch), and the picking functions of course exercises
+reductions = snippet("d2l: reductions with NumPy's spellings")
+reductions("""
+import torch
+A = torch.arange(20, dtype=torch.float32).reshape(5, 4)
+print(A.sum(axis=0), A.sum(axis=[0, 1]))
+print(A.mean(axis=0), A.sum(axis=1, keepdims=True))
+print(A.cumsum(axis=0)[-1], torch.cumprod(A[1:3], dim=1))
+print(A / A.sum(axis=1, keepdims=True))
+print(torch.cat((A, A), axis=1).shape, torch.stack((A, A), axis=2).shape)
+print(A.max(axis=1), A.argmax(axis=0))
+print(A.std(), A.var(axis=0, unbiased=False), torch.std(A, dim=1, keepdim=True))
+""")
+bigram = snippet("makemore: sampling from bigram counts")
+bigram("""
+import torch
+import torch.nn.functional as F
+N = torch.zeros((4, 4), dtype=torch.int32)
+for a, b in [(0, 1), (1, 2), (2, 3), (3, 0), (1, 2), (2, 3)]:
+    N[a, b] += 1
+P = (N + 1).float()
+P /= P.sum(1, keepdims=True)
+print(P)
+g = torch.Generator().manual_seed(2147483647)
+ix = torch.multinomial(P[1], num_samples=20, replacement=True, generator=g)
+print(ix, ix.shape, ix.dtype)
+xs, ys = torch.tensor([0, 1, 2, 1]), torch.tensor([1, 2, 3, 2])
+xenc = F.one_hot(xs, num_classes=4).float()
+print(xenc)
+W = torch.randn((4, 4), requires_grad=True)
+logits = xenc @ W
+counts = logits.exp()
+probs = counts / counts.sum(1, keepdims=True)
+loss = -probs[torch.arange(4), ys].log().mean()
+loss.backward()
+print(loss.item() > 0, W.grad)
+""")
+saving = snippet("Saving and loading a model's state")
+saving("""
+import io
+import torch
+from torch import nn
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+buffer = io.BytesIO()
+torch.save(model.state_dict(), buffer)
+buffer.seek(0)
+fresh = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+print(fresh.load_state_dict(torch.load(buffer, map_location="cpu", weights_only=True)))
+fresh.eval()
+x = torch.ones(2, 3)
+print(torch.equal(model(x), fresh(x)))
+for name, t in fresh.state_dict().items():
+    print(name, t.size())
+checkpoint = {"epoch": 3, "model_state_dict": model.state_dict(), "loss": 0.25, "history": [1.0, 0.5]}
+buffer = io.BytesIO()
+torch.save(checkpoint, buffer)
+buffer.seek(0)
+loaded = torch.load(buffer, weights_only=True)
+print(loaded["epoch"], loaded["loss"], loaded["history"], sorted(loaded["model_state_dict"]))
+""")
+gpt = snippet("GPT from scratch: a causal mask and a layer norm by hand")
+gpt("""
+import torch
+T = 4
+tril = torch.tril(torch.ones(T, T))
+wei = torch.zeros((T, T)).masked_fill(tril == 0, float('-inf'))
+wei = torch.softmax(wei, dim=-1)
+print(wei)
+x = torch.arange(8.).reshape(2, 4).requires_grad_()
+mean, std = x.mean(-1, keepdim=True), x.std(-1, keepdim=True)
+y = (x - mean) / (std + 1e-5)
+print(y)
+(y * torch.tensor([1., 2., 3., 4.])).sum().backward()
+print(x.grad)
+print(x.var(dim=1, unbiased=False), torch.triu(torch.ones(3, 3), diagonal=1))
+""")
+picking = snippet("Course exercises: picking and counting")
+picking("""
+import torch
+scores = torch.tensor([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2]])
+values, indices = scores.topk(2, dim=1)
+print(values, indices)
+print(scores.argsort(dim=1, descending=True))
+labels = torch.tensor([2, 0, 2, 1, 2])
+print(torch.unique(labels, return_counts=True))
+print((labels == 2).nonzero(as_tuple=True), labels.nonzero().shape)
+target = torch.zeros(2, 3).scatter_(1, torch.tensor([[1], [0]]), 1.0)
+print(target)
+print(torch.bmm(torch.ones(2, 2, 3), torch.ones(2, 3, 1)).squeeze(-1))
+print(torch.det(torch.tensor([[2., 1.], [1., 3.]])), torch.dist(scores[0], scores[1]))
+print(torch.pi, torch.isclose(torch.tensor(torch.pi).cos(), torch.tensor(-1.)))
+print(torch.arange(10) % 3, torch.tensor([8., 100.]).log2(), torch.tensor([8., 100.]).log10())
+print(torch.meshgrid(torch.arange(2), torch.arange(3), indexing="ij")[1])
+print(scores.masked_select(scores > 0.25), scores.new_zeros(2), scores.type_as(labels))
 """)

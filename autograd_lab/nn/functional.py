@@ -15,6 +15,7 @@ from . import activation_rules, embedding_rules, layer_rules, loss_rules, norm_r
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
+from ..index_functions import one_hot  # noqa: E402  (class indices as rows of 0s and a 1)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
