@@ -195,25 +195,30 @@ def _adaptive(input, sizes):
 def _resize(input, sizes, scales, mode, align_corners):
     d = input.ndim - 2
     kind = _RESIZE[mode].format(d=d)
-    name = "upsample_" + {"nearest-exact": "_nearest_exact", "nearest": "nearest"}.get(mode, mode) + f"{d}d"
-    if input._data.dtype.kind in "biu" and mode not in ("nearest", "nearest-exact") or input._data.dtype == np.bool_:
-        raise NotImplementedError(f"\"{name.lstrip('_') if mode != 'nearest-exact' else name}_out_frame\" not "
-                                  f"implemented for '{dtypes.scalar_type_name(input._data.dtype)}'")
+    dtype = input._data.dtype
+    if dtype.kind != "f" and dtype != np.uint8:
+        kernel = ("upsample_nearest2d_channels_last" if "nearest" in mode and d == 2 else
+                  "compute_indices_weights_nearest" if "nearest" in mode else
+                  "upsample_bilinear2d_channels_last" if mode == "bilinear" else
+                  "compute_indices_weights_cubic" if mode == "bicubic" else "compute_indices_weights_linear")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.scalar_type_name(dtype)}'")
+    if dtype == np.uint8 and "nearest" not in mode:
+        raise NotImplementedError(f"autograd_lab's interpolate resizes uint8 images by nearest neighbour only, not "
+                                  f"mode='{mode}' (torch rounds its own way there); convert them to float first")
     for n, m in zip(input.shape[2:], sizes):
         if n <= 0 or m <= 0:
-            raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({_sizes(input.shape[2:])}) "
-                               f"and output ({_sizes(sizes)})")
-    exact = np.float64 if input._data.dtype == np.float64 else np.float32     # torch's arithmetic
+            raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                               f"({_sizes(input.shape[2:])}) output ({_sizes(sizes)})")
+    exact = np.float64 if dtype == np.float64 else np.float32     # torch's arithmetic
     taps = tuple(_resize_taps(mode, n, m, None if scales is None else scales[i], align_corners, exact)
                  for i, (n, m) in enumerate(zip(input.shape[2:], sizes)))
-    if input.is_floating_point():
-        dtype = input._data.dtype
-        taps = tuple((j, None if w is None else w.astype(dtype)) for j, w in taps)
+    taps = tuple((j, None if w is None else w.astype(dtype)) for j, w in taps)
     return resampling_rules.resize(input, taps=taps, sizes=tuple(input.shape[2:]), kind=kind)
 
 
 def _sizes(values):
-    return ", ".join(map(str, values))
+    """(H: 3, W: 4), as torch names the sizes it checks."""
+    return ", ".join(f"{axis}: {n}" for axis, n in zip("DHW"[-len(values):], values))
 
 
 def _resize_taps(mode, n, m, scale, align_corners, exact):

@@ -89,15 +89,30 @@ def _torch_name_of_gradient(args, p):
     return p["kind"] + "BackwardBackward0"
 
 
+def adjoint_pair(name, forward, adjoint_name, adjoint):
+    """Rows for a map linear in its one input and for its adjoint, each the other's VJP.
+    (A pooling's pair, ``layer_rules.linear_pair``, also hands the adjoint the input, as
+    torch's backward of a pooling reads it; torch's backward of these reads sizes only.)"""
+    there = Op(name, forward,
+               vjp=(lambda g, y, x, **p: back(g, **p),),
+               jvp=(lambda t, y, x, **p: there(t, **p),),
+               saves=False)
+    back = Op(adjoint_name, adjoint,
+              vjp=(lambda gg, y, g, **p: there(gg, **p),),
+              jvp=(lambda t, y, g, **p: back(t, **p),),
+              saves=False)
+    return there, back
+
+
 # the reflected and replicated paddings, whose backward torch writes reading the input
 # (so a write into the input before the backward is refused), and the resizes (which
 # read only sizes); ``kind`` says which layer, for the names
 index_pad, index_pad_backward = linear_pair(
     "ReflectionPad2DBackward0", lambda x, *, taps, sizes, kind: gather_taps(x, taps=taps),
     lambda g, *, taps, sizes, kind: spread_taps(g, taps=taps, sizes=sizes), "inputs")
-resize, resize_backward = linear_pair(
+resize, resize_backward = adjoint_pair(
     "UpsampleBilinear2DBackward0", lambda x, *, taps, sizes, kind: gather_taps(x, taps=taps),
-    lambda g, *, taps, sizes, kind: spread_taps(g, taps=taps, sizes=sizes), False)
+    "UpsampleBilinear2DBackwardBackward0", lambda g, *, taps, sizes, kind: spread_taps(g, taps=taps, sizes=sizes))
 
 
 # -- pixel shuffles: channels into space and back ----------------------------------------------
@@ -120,14 +135,8 @@ def _unshuffle(x, r):
 
 
 # a permutation of the entries: each is the other's inverse, and so its adjoint
-pixel_shuffle = Op("PixelShuffleBackward0", _shuffle,
-                   vjp=(lambda g, y, x, r: pixel_unshuffle(g, r=r),),
-                   jvp=(lambda t, y, x, r: pixel_shuffle(t, r=r),),
-                   saves=False)
-pixel_unshuffle = Op("PixelUnshuffleBackward0", _unshuffle,
-                     vjp=(lambda g, y, x, r: pixel_shuffle(g, r=r),),
-                     jvp=(lambda t, y, x, r: pixel_unshuffle(t, r=r),),
-                     saves=False)
+pixel_shuffle, pixel_unshuffle = adjoint_pair("PixelShuffleBackward0", lambda x, *, r: _shuffle(x, r),
+                                              "PixelUnshuffleBackward0", lambda x, *, r: _unshuffle(x, r))
 
 
 name_by_call({index_pad: _torch_name, resize: _torch_name,

@@ -1,0 +1,270 @@
+"""Padding, resizing and pixel shuffles against torch: F.pad in its four modes, F.interpolate
+in its modes (sizes and scale factors, align_corners, float32 arithmetic as torch's), the
+pixel shuffles -- values, gradients, second derivatives, grad_fn names, vmap, torch's
+refusals in its words, and the layers' printed forms."""
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed; `pip install torch==2.13.0` "
+                                            "to compare autograd_lab with PyTorch")
+
+import autograd_lab as al  # noqa: E402
+
+from op_cases import error_of  # noqa: E402
+from test_conv_family_vs_torch import agree, run_both  # noqa: E402
+
+gradcheck, gradgradcheck = al.autograd.gradcheck, al.autograd.gradgradcheck
+
+PADS = [   # (input shape, pad)
+    ((2, 3, 5), (1, 2)), ((3, 5), (2, 0)), ((1, 2, 4, 5), (1, 2, 3, 0)), ((2, 4, 5), (2, 1, 1, 3)),
+    ((1, 1, 3, 4, 5), (1, 1, 2, 0, 1, 2)), ((1, 3, 4, 4), (-1, 2, 1, -2)),
+]
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shape, pad", PADS, ids=[f"{s}{p}" for s, p in PADS])
+def test_pad_matches_torch_in_values_gradients_and_grad_fn(mode, shape, pad):
+    x = np.random.default_rng(len(shape)).standard_normal(shape)
+    run_both(lambda lib, t: lib.nn.functional.pad(t, pad, mode), [x])
+
+
+def test_pad_fills_with_a_value_and_crops_where_negative_as_torch():
+    x = np.arange(12.0).reshape(3, 4)
+    for pad, value in (((1, -2), 7.5), ((-1, -1, 2, 0), None), ((0, 0, -3, 1), -1.0)):
+        run_both(lambda lib, t: lib.nn.functional.pad(t, pad, value=value), [x])
+    ints = al.nn.functional.pad(al.tensor([[1, 2]]), (1, 1), value=1.5)
+    assert ints.tolist() == torch.nn.functional.pad(torch.tensor([[1, 2]]), (1, 1), value=1.5).tolist()
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_passes_gradcheck_forward_mode_and_second_derivatives(mode):
+    x = al.tensor(np.random.default_rng(0).standard_normal((1, 2, 3, 4)), requires_grad=True)
+    f = lambda t: al.nn.functional.pad(t, (2, 1, 1, 2), mode) ** 2    # noqa: E731
+    assert gradcheck(f, [x], check_forward_ad=True, check_batched_grad=True, check_batched_forward_grad=True)
+    assert gradgradcheck(f, [x], check_fwd_over_rev=True)
+
+
+def test_the_gradients_of_pads_are_named_as_torchs():
+    names = []
+    for lib in (al, torch):
+        x = lib.tensor(np.random.default_rng(0).standard_normal((1, 2, 4, 4)), requires_grad=True)
+        for mode in ("reflect", "replicate", "constant"):
+            g, = lib.autograd.grad((lib.nn.functional.pad(x, (1, 2, 2, 1), mode) ** 2).sum(), x, create_graph=True)
+            names.append(g.grad_fn.name())
+    assert names[:3] == names[3:]
+
+
+def test_a_reflected_pad_reads_its_input_at_the_backward_as_torchs():
+    """torch's reflection_pad saves its input: writing into it before the backward is refused;
+    a replicated pad's input too; a constant pad saves nothing."""
+    for lib in (al, torch):
+        for mode, refused in (("reflect", True), ("replicate", True), ("constant", False)):
+            x = lib.ones(1, 1, 3, 3, requires_grad=True)
+            y = x * 2
+            z = lib.nn.functional.pad(y, (1, 1, 1, 1), mode)
+            y.add_(1)
+            assert ("modified by an inplace operation" in (error_of(z.sum().backward)[1] or "")) == refused
+
+
+RESIZES = [   # (input shape, mode, size, scale_factor, align_corners)
+    ((2, 3, 5), "nearest", None, 2, None), ((1, 2, 7), "nearest", 3, None, None),
+    ((1, 2, 4, 5), "nearest", (7, 3), None, None), ((1, 1, 5, 6), "nearest", None, 1.7, None),
+    ((1, 1, 2, 3, 3), "nearest", None, (2, 1, 1.5), None), ((1, 2, 4, 5), "nearest-exact", (6, 9), None, None),
+    ((2, 3, 5), "linear", None, 2.5, False), ((2, 3, 5), "linear", 8, None, True), ((1, 2, 6), "linear", 4, None, False),
+    ((1, 2, 4, 5), "bilinear", None, 2, False), ((1, 2, 4, 5), "bilinear", (7, 3), None, True),
+    ((2, 1, 6, 7), "bilinear", None, 0.6, False), ((1, 2, 3, 4), "bilinear", (1, 1), None, True),
+    ((1, 2, 4, 5), "bicubic", None, 2, False), ((1, 1, 5, 4), "bicubic", (3, 7), None, True),
+    ((1, 1, 3, 4, 2), "trilinear", None, 2, False), ((1, 1, 3, 4, 2), "trilinear", (2, 5, 3), None, True),
+    ((1, 2, 6, 7), "area", (3, 2), None, None), ((2, 3, 7), "area", 3, None, None),
+    ((1, 1, 4, 4, 6), "area", None, 0.5, None),
+]
+
+
+@pytest.mark.parametrize("shape, mode, size, scale, corners", RESIZES,
+                         ids=[f"{r[1]}{r[0]}{r[2] or r[3]}{'-corners' if r[4] else ''}" for r in RESIZES])
+def test_interpolate_matches_torch_in_values_gradients_and_grad_fn(shape, mode, size, scale, corners):
+    x = np.random.default_rng(0).standard_normal(shape)
+    run_both(lambda lib, t: lib.nn.functional.interpolate(t, size, scale, mode, corners), [x])
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "bilinear", "bicubic"])
+@pytest.mark.parametrize("scale", [0.3, 1.1, 2.5, 3.0, 17 / 7])
+def test_interpolate_in_float32_picks_torchs_entries(mode, scale):
+    """torch computes the source positions in float32 for float32 images: the same
+    neighbours are picked, and the same weights, where float64 would differ."""
+    x = np.random.default_rng(1).standard_normal((1, 2, 13, 11)).astype(np.float32)
+    corners = None if "nearest" in mode else False
+    ours = al.nn.functional.interpolate(al.tensor(x), scale_factor=scale, mode=mode, align_corners=corners)
+    theirs = torch.nn.functional.interpolate(torch.tensor(x), scale_factor=scale, mode=mode, align_corners=corners)
+    assert ours.dtype == al.float32 and tuple(ours.shape) == tuple(theirs.shape)
+    assert np.allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_interpolate_recomputes_its_scale_factor_when_asked_as_torch():
+    x = np.random.default_rng(2).standard_normal((1, 1, 5, 7))
+    for recompute in (None, True):
+        run_both(lambda lib, t: lib.nn.functional.interpolate(t, scale_factor=1.3, mode="bilinear",
+                                                              recompute_scale_factor=recompute), [x])
+
+
+@pytest.mark.parametrize("mode, shape", [("nearest", (1, 1, 3, 3)), ("bilinear", (1, 2, 3, 3)),
+                                         ("bicubic", (1, 1, 3, 2)), ("linear", (1, 2, 4)),
+                                         ("trilinear", (1, 1, 2, 2, 3))])
+def test_interpolate_passes_gradcheck_and_names_its_gradient_as_torch(mode, shape):
+    x = al.tensor(np.random.default_rng(0).standard_normal(shape), requires_grad=True)
+    f = lambda t: al.nn.functional.interpolate(t, scale_factor=2, mode=mode) ** 2    # noqa: E731
+    assert gradcheck(f, [x], check_forward_ad=True, check_batched_grad=True)
+    assert gradgradcheck(f, [x], check_fwd_over_rev=True)
+    names = []
+    for lib in (al, torch):
+        t = lib.tensor(np.ones(shape), requires_grad=True)
+        y = lib.nn.functional.interpolate(t, scale_factor=2, mode=mode)
+        g, = lib.autograd.grad((y ** 2).sum(), t, create_graph=True)
+        names.append(g.grad_fn.name())
+    assert names[0] == names[1]
+
+
+def test_vmap_over_pad_interpolate_and_pixel_shuffle_matches_torch():
+    x = np.random.default_rng(3).standard_normal((3, 4, 3, 3))
+    outs = []
+    for lib in (al, torch):
+        F = lib.nn.functional
+
+        def f(t):
+            up = F.interpolate(t.unsqueeze(0), scale_factor=2, mode="bilinear", align_corners=True)
+            return F.pixel_shuffle(F.pad(up, (1, 0, 0, 1), "reflect"), 2).sum(0)
+        outs.append(lib.vmap(f)(lib.tensor(x)).numpy())
+    assert outs[0].shape == outs[1].shape and np.allclose(*outs)
+
+
+@pytest.mark.parametrize("r, shape", [(2, (1, 8, 2, 3)), (3, (9, 2, 2)), (1, (2, 3, 4, 4))])
+def test_pixel_shuffle_and_unshuffle_match_torch(r, shape):
+    x = np.random.default_rng(r).standard_normal(shape)
+    assert run_both(lambda lib, t: lib.nn.functional.pixel_shuffle(t, r), [x]) == "PixelShuffleBackward0"
+    up = x.reshape(shape[:-3] + (shape[-3] // (r * r), shape[-2] * r, shape[-1] * r))
+    assert run_both(lambda lib, t: lib.nn.functional.pixel_unshuffle(t, r), [up]) == "PixelUnshuffleBackward0"
+    t = al.tensor(x)
+    assert np.array_equal(al.nn.functional.pixel_unshuffle(al.nn.functional.pixel_shuffle(t, r), r).numpy(), x)
+
+
+def test_the_deprecated_upsample_names_warn_as_torch_and_resize():
+    x = np.random.default_rng(0).standard_normal((1, 1, 2, 3))
+    for name in ("upsample", "upsample_nearest", "upsample_bilinear"):
+        texts = []
+        for lib in (al, torch):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                y = getattr(lib.nn.functional, name)(lib.tensor(x), scale_factor=2)
+            texts.append((str(caught[0].message), y.numpy()))
+        assert texts[0][0] == texts[1][0] and np.allclose(texts[0][1], texts[1][1])
+
+
+REFUSED = {
+    "pad, an odd length": lambda L: L.nn.functional.pad(L.ones(2, 3), (1,)),
+    "pad, too long": lambda L: L.nn.functional.pad(L.ones(2, 3), (1, 1, 1, 1, 1, 1)),
+    "pad, a float": lambda L: L.nn.functional.pad(L.ones(1, 3), (1.5, 1)),
+    "reflect, too big": lambda L: L.nn.functional.pad(L.ones(1, 1, 3, 3), (3, 3, 0, 0), mode="reflect"),
+    "reflect, too big in height": lambda L: L.nn.functional.pad(L.ones(1, 1, 3, 3), (0, 0, 3, 3), mode="reflect"),
+    "reflect, a value": lambda L: L.nn.functional.pad(L.ones(1, 1, 3, 3), (1, 1, 1, 1), mode="reflect", value=1.0),
+    "reflect, two sides of a 2-d input": lambda L: L.nn.functional.pad(L.ones(3, 3), (1, 1, 1, 1), mode="reflect"),
+    "reflect, a 1-d input": lambda L: L.nn.functional.pad(L.ones(3), (1, 1), mode="reflect"),
+    "reflect, three sides of a 4-d input": lambda L: L.nn.functional.pad(L.ones(1, 1, 3, 3), (1, 1, 1, 1, 1, 1),
+                                                                         mode="reflect"),
+    "reflect, bools": lambda L: L.nn.functional.pad(L.ones(1, 2, 3, dtype=L.bool), (1, 1), mode="reflect"),
+    "replicate, a 6-d input": lambda L: L.nn.functional.pad(L.ones(1, 1, 1, 1, 3, 3), (1, 1), mode="replicate"),
+    "replicate, an empty channel": lambda L: L.nn.functional.pad(L.ones(1, 0, 3), (1, 1), mode="replicate"),
+    "circular, wrapping twice": lambda L: L.nn.functional.pad(L.ones(1, 1, 3, 3), (4, 1, 1, 1), mode="circular"),
+    "a padding mode": lambda L: L.nn.functional.pad(L.ones(1, 1, 3, 3), (1, 1), mode="mirror"),
+    "constant, cropping it all": lambda L: L.nn.functional.pad(L.ones(1, 3), (-3, -1)),
+    "interpolate, size and scale": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3), 4, 2),
+    "interpolate, neither": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3)),
+    "interpolate, sizes": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3), (4, 4)),
+    "interpolate, scales": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3, 3), scale_factor=(2, 2, 2)),
+    "interpolate, corners of nearest": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3), 4, align_corners=True),
+    "interpolate, bilinear of 3-d": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3), 4, mode="bilinear"),
+    "interpolate, linear of 4-d": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3, 3), 4, mode="linear"),
+    "interpolate, trilinear of 4-d": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3, 3), 4, mode="trilinear"),
+    "interpolate, a 2-d input": lambda L: L.nn.functional.interpolate(L.ones(3, 3), 4),
+    "interpolate, bicubic of 3-d": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3), 4, mode="bicubic"),
+    "interpolate, a mode": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3), 4, mode="cubic"),
+    "interpolate, a float size": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3), (4.0,)),
+    "interpolate, recompute with a size": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3), 4,
+                                                                                recompute_scale_factor=True),
+    "interpolate, antialias of 3-d": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3), 4, mode="linear",
+                                                                           antialias=True),
+    "interpolate, to nothing": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 3, 3), scale_factor=0.2),
+    "interpolate, integers": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2, 2, dtype=L.int64), 3),
+    "interpolate, integers in 1-d": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2, dtype=L.int32), 3),
+    "interpolate, bools, bilinear": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2, 2, dtype=L.bool), 3,
+                                                                          mode="bilinear"),
+    "interpolate, integers, bicubic": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2, 2, dtype=L.int64), 3,
+                                                                            mode="bicubic"),
+    "interpolate, integers, trilinear": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 1, 2, 2, dtype=L.int64),
+                                                                              3, mode="trilinear"),
+    "pixel_shuffle, a 2-d input": lambda L: L.nn.functional.pixel_shuffle(L.ones(4, 4), 2),
+    "pixel_shuffle, channels": lambda L: L.nn.functional.pixel_shuffle(L.ones(1, 5, 2, 2), 2),
+    "pixel_shuffle, factor 0": lambda L: L.nn.functional.pixel_shuffle(L.ones(1, 4, 2, 2), 0),
+    "pixel_unshuffle, height": lambda L: L.nn.functional.pixel_unshuffle(L.ones(1, 1, 5, 4), 2),
+    "pixel_unshuffle, width": lambda L: L.nn.functional.pixel_unshuffle(L.ones(1, 1, 4, 5), 2),
+    "pixel_unshuffle, factor 0": lambda L: L.nn.functional.pixel_unshuffle(L.ones(1, 1, 4, 4), 0),
+    "ReflectionPad2d, a 2-d input": lambda L: L.nn.ReflectionPad2d(1)(L.ones(3, 3)),
+    "ZeroPad2d, a 1-d input": lambda L: L.nn.ZeroPad2d(1)(L.ones(3)),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_resampling_refuses_what_torch_refuses_in_its_words(case):
+    ours, theirs = error_of(lambda: REFUSED[case](al)), error_of(lambda: REFUSED[case](torch))
+    assert theirs[0] is not None and ours == theirs
+
+
+def test_bytes_resize_by_nearest_neighbour_as_torch_and_are_refused_in_words_otherwise():
+    x = np.arange(12, dtype=np.uint8).reshape(1, 1, 3, 4)
+    ours = al.nn.functional.interpolate(al.tensor(x), scale_factor=1.5)
+    assert ours.dtype == al.uint8
+    assert ours.tolist() == torch.nn.functional.interpolate(torch.tensor(x), scale_factor=1.5).tolist()
+    kind, text = error_of(lambda: al.nn.functional.interpolate(al.tensor(x), scale_factor=2, mode="bilinear"))
+    assert kind == "NotImplementedError" and "nearest neighbour only" in text
+
+
+def test_antialiasing_is_refused_in_words():
+    kind, text = error_of(lambda: al.nn.functional.interpolate(al.ones(1, 1, 4, 4), 2, mode="bilinear",
+                                                                antialias=True))
+    assert kind == "NotImplementedError" and "antialias=True" in text and "not implemented in autograd_lab" in text
+
+
+MODULES = {
+    "ZeroPad2d": lambda nn: nn.ZeroPad2d(2),
+    "ZeroPad2d, four": lambda nn: nn.ZeroPad2d((1, 2, 3, 4)),
+    "ZeroPad1d": lambda nn: nn.ZeroPad1d(1),
+    "ConstantPad3d": lambda nn: nn.ConstantPad3d(1, 3.5),
+    "ConstantPad1d": lambda nn: nn.ConstantPad1d((2, 1), -1),
+    "ReflectionPad2d": lambda nn: nn.ReflectionPad2d(1),
+    "ReflectionPad1d": lambda nn: nn.ReflectionPad1d((1, 2)),
+    "ReplicationPad2d": lambda nn: nn.ReplicationPad2d((1, 0, 2, 1)),
+    "ReplicationPad3d": lambda nn: nn.ReplicationPad3d(1),
+    "CircularPad2d": lambda nn: nn.CircularPad2d(1),
+    "Upsample": lambda nn: nn.Upsample(scale_factor=2),
+    "Upsample, size": lambda nn: nn.Upsample(size=(3, 4), mode="bilinear", align_corners=True),
+    "Upsample, scales": lambda nn: nn.Upsample(scale_factor=(2, 3), mode="bicubic"),
+    "UpsamplingNearest2d": lambda nn: nn.UpsamplingNearest2d(scale_factor=2),
+    "UpsamplingBilinear2d": lambda nn: nn.UpsamplingBilinear2d(size=4),
+    "PixelShuffle": lambda nn: nn.PixelShuffle(2),
+    "PixelUnshuffle": lambda nn: nn.PixelUnshuffle(3),
+    "a CycleGAN block": lambda nn: nn.Sequential(nn.ReflectionPad2d(3), nn.Conv2d(3, 8, 7), nn.ReLU(True),
+                                                 nn.Upsample(scale_factor=2), nn.ReplicationPad2d(1)),
+}
+
+
+@pytest.mark.parametrize("case", list(MODULES))
+def test_the_layers_print_as_torchs_and_compute_the_same(case):
+    ours, theirs = MODULES[case](al.nn), MODULES[case](torch.nn)
+    assert repr(ours) == repr(theirs)
+    if "huffle" in case:
+        return
+    ours.load_state_dict({k: al.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    shape = (1, 3, 5) if case.endswith("1d") else (1, 3, 4, 5, 6) if case.endswith("3d") else (1, 3, 4, 5)
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    agree(ours(al.tensor(x)), theirs(torch.tensor(x)), 1e-5)
