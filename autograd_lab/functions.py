@@ -4,7 +4,7 @@ import functools
 
 import numpy as np
 
-from . import dtypes, einsum_rules, rules, more_rules
+from . import dtypes, einsum_rules, rules, more_rules, sequence_rules  # noqa: F401  (registers its rows)
 from .checks import tensor_of, wrap_dim
 from .tensor import Tensor
 
@@ -538,6 +538,18 @@ def movedim(input, source, destination):
 
 moveaxis = movedim
 swapaxes = swapdims = transpose
+
+
+def unbind(input, dim=0):
+    return _t(input).unbind(dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return _t(input).unsafe_chunk(chunks, dim)
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    return _t(tensor).unsafe_split(split_size, dim)
 
 
 def einsum(*args):

@@ -186,6 +186,14 @@ CASES = [
      [(1, 1, 4, 5), (1, 1, 3, 3)], None),
     ("pixel_shuffle", lambda x: al.nn.functional.pixel_shuffle(x, 2), [(1, 8, 2, 3)], None),
     ("pixel_unshuffle", lambda x: al.nn.functional.pixel_unshuffle(x, 2), [(1, 2, 4, 6)], None),
+    # what recurrent layers are built from (sequence_rules.py): slices by unbind and
+    # unsafe_chunk, an RNN's output transposed in place (batch_first), packed sequences
+    ("unbind", lambda a: al.stack(a.unbind(1)[::-1], 1), [(2, 3)], None),
+    ("unsafe_chunk", lambda a: a.unsafe_chunk(2, 1)[1], [(2, 4)], None),
+    ("rnn_batch_first", lambda x, wi, wh: al.func.functional_call(
+        al.nn.RNN(3, 2, bias=False, batch_first=True), {"weight_ih_l0": wi, "weight_hh_l0": wh}, (x,))[0],
+     [(2, 3, 3), (2, 3), (2, 2)], None),
+    ("pack_padded_sequence", lambda x: al.nn.utils.rnn.pack_padded_sequence(x, [3, 1]).data, [(3, 2, 2)], None),
     ("sigmoid_layer", lambda W, b: (al.tensor([[0.0, 1.0]], dtype=al.float64)
                                     - al.sigmoid(W @ al.tensor([[0.1, 0.4], [0.2, 0.6], [0.3, 0.8]],
                                                                dtype=al.float64) + b)) ** 2,

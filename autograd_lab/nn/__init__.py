@@ -9,6 +9,10 @@ from .modules import (AdaptiveAvgPool2d, AvgPool2d, BCELoss, BCEWithLogitsLoss, 
 # the convolution family, resampling, recurrent layers and attention (issue 48)
 from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AvgPool1d, Conv1d, Conv3d, ConvTranspose1d,
                       ConvTranspose2d, ConvTranspose3d, MaxPool1d)
+from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                        TransformerEncoder, TransformerEncoderLayer)
+from . import utils
 from .resampling_layers import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
                                 ConstantPad3d, PixelShuffle, PixelUnshuffle, ReflectionPad1d, ReflectionPad2d,
                                 ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, Upsample,
@@ -22,4 +26,7 @@ __all__ += ["Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTrans
             "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
             "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "PixelShuffle", "PixelUnshuffle", "ReflectionPad1d",
             "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
-            "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
+            "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "utils",
+            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+            "TransformerDecoderLayer"]

@@ -1,10 +1,11 @@
 """``al.nn.functional``: activations and losses, each a row of the rules table (``rules.py``,
 ``layer_rules.py``, ``loss_rules.py``) or built from them, with torch's signatures and checks."""
+import math
 import warnings
 
 import numpy as np
 
-from .. import creation, dtypes, functions as _f
+from .. import creation, dtypes, functions as _f, sequence_rules
 from .. import rules as _rules
 from ..batching import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
 from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t
@@ -219,6 +220,232 @@ def linear(input, weight, bias=None):
         rows = layer_rules.linear_node(bias, input.reshape(-1, input.shape[-1]), weight.t())
         return rows.reshape(*input.shape[:-1], rows.shape[-1])
     return input @ weight.t() + bias
+
+
+# -- attention: as torch's reference implementation computes it ---------------------------------
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(q kᵀ · scale + mask) v over the last two dimensions, scale 1/√E by default:
+    each query's output is the values averaged with weights from its similarity to each
+    key.  ``attn_mask``: bool (True: may attend) or float (added); ``is_causal``: each
+    position attends to itself and earlier ones.  A row where every key is masked gives
+    zeros, not NaN.  Computed as torch's reference ("math") implementation: torch on a CPU
+    runs a fused kernel for 4-d inputs (ScaledDotProductFlashAttentionForCpuBackward0) with
+    the same numbers."""
+    _attention_checks(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    if scale is None:
+        scale = 1 / math.sqrt(query.shape[-1])
+    factor = math.sqrt(abs(scale))                       # (torch scales q and k by √scale each)
+    q = query * (factor if scale >= 0 else 0.0 - factor)
+    attn = q @ (key.transpose(-2, -1) * factor)
+    if is_causal:                                        # the lower triangle may attend
+        attn_mask = _t(np.tril(np.ones((query.shape[-2], key.shape[-2]), dtype=bool)))
+    if attn_mask is not None:
+        if attn_mask.dtype == dtypes.bool_:              # where it may not: -inf
+            attn_mask = _t(np.where(attn_mask._data, 0.0, -np.inf).astype(query._data.dtype))
+        attn = attn + attn_mask
+    attn = sequence_rules.safe_softmax(attn, dim=(-1,))
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return attn @ value
+
+
+def _attention_checks(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
+    """torch's checks of scaled_dot_product_attention's arguments, in its words."""
+    q, k, v = (dtypes.scalar_type_name(t._data.dtype).lower() for t in (query, key, value))
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {q} "
+                           f"key.dtype: {k} and value.dtype: {v} instead.")
+    if min(query.ndim, key.ndim, value.ndim) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (dtypes.bool_, dtypes.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {dtypes.scalar_type_name(attn_mask._data.dtype).lower()} and  "
+                           f"query.dtype: {q} instead.")
+    if not 0.0 <= dropout_p <= 1.0 and dropout_p > 0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if enable_gqa and query.ndim > 2 and key.shape[-3] != query.shape[-3]:
+        raise NotImplementedError("scaled_dot_product_attention(enable_gqa=True) with fewer key heads than query "
+                                  "heads (grouped-query attention) is not implemented in autograd_lab")
+    if not query.is_floating_point():
+        raise RuntimeError(f"expected scalar type Float but found {dtypes.scalar_type_name(query._data.dtype)}")
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """What nn.MultiheadAttention computes, for inputs (L, N, E) or (L, E), in torch's
+    steps: queries, keys and values projected (one matrix for all three), split into
+    ``num_heads`` heads, each head's attention, the heads joined and projected out.
+    Returns the output and, with ``need_weights``, the attention weights (averaged over
+    the heads unless ``average_attn_weights=False``)."""
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    key_padding_mask = _additive_mask(key_padding_mask, "key_padding_mask", query.dtype,
+                                      None if attn_mask is None else attn_mask.dtype, "attn_mask")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None                                  # (scaled_dot_product_attention makes it)
+    else:
+        attn_mask = _additive_mask(attn_mask, "attn_mask", query.dtype)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, use_separate_proj_weight,
+                             (q_proj_weight, k_proj_weight, v_proj_weight))
+    src_len = key.shape[0]
+    if attn_mask is not None:
+        attn_mask = _sized_mask(attn_mask, (tgt_len, src_len), (bsz * num_heads, tgt_len, src_len))
+    if bias_k is not None and bias_v is not None:         # a learned key and value added to every sequence
+        k, v = _f.cat([k, bias_k.repeat(1, bsz, 1)]), _f.cat([v, bias_v.repeat(1, bsz, 1)])
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    elif (bias_k is None) != (bias_v is None):
+        raise AssertionError("bias_k is set but bias_v is None" if bias_v is None else "bias_v is set but bias_k is None")
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward's static_k and static_v are not implemented in "
+                                  "autograd_lab")
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)      # (N heads, L, head_dim)
+    k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    if add_zero_attn:                                    # a key and value of zeros added
+        zeros = creation.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)
+        k, v = _f.cat([k, zeros], dim=1), _f.cat([v, zeros], dim=1)
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
+            bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        q_scaled = q * math.sqrt(1.0 / float(q.shape[-1]))
+        weights = q_scaled @ k.transpose(-2, -1)
+        if attn_mask is not None:
+            weights = attn_mask + weights
+        weights = softmax(weights, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = (weights @ v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        return (out, weights) if batched else (out.squeeze(1), weights.squeeze(0))
+    if attn_mask is not None:
+        attn_mask = attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1 and attn_mask.ndim == 3 else \
+            attn_mask.view(bsz, num_heads, -1, src_len)
+    q, k, v = (t.view(bsz, num_heads, t.shape[1], head_dim) for t in (q, k, v))
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
+    return (out, None) if batched else (out.squeeze(1), None)
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """torch's checks of attention's inputs' dimensions: batched (3-D) or not (2-D)."""
+    if query.ndim not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
+                             "tensor")
+    batched = query.ndim == 3
+    kind = "batched (3-D)" if batched else "unbatched (2-D)"
+    if key.ndim != query.ndim or value.ndim != query.ndim:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {query.ndim}-D but found "
+                             f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != query.ndim - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or {query.ndim - 1}-D "
+                             f"but found {key_padding_mask.ndim}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.ndim not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                                 f"{attn_mask.ndim}-D tensor instead")
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if not batched and attn_mask.ndim == 3 and tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"torch.Size({list(attn_mask.shape)})")
+    return batched
+
+
+def _additive_mask(mask, name, dtype, other=None, other_name=""):
+    """A mask as attention adds it: bool (True: masked out) becomes -inf where True and 0
+    elsewhere; a float mask as it is (torch's _canonical_mask, with its warning when the
+    two masks' types differ)."""
+    if mask is None:
+        return None
+    if mask.dtype != dtypes.bool_ and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    if other is not None and mask.dtype != other:
+        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=4)
+    if mask.is_floating_point():
+        return mask
+    return _t(np.where(mask._data, -np.inf, 0.0).astype(dtypes.to_numpy(dtype)))
+
+
+def _sized_mask(mask, two, three):
+    """An attention mask checked against its expected sizes, as (1 or N heads, L, S)."""
+    if mask.ndim == 2:
+        if tuple(mask.shape) != two:
+            raise RuntimeError(f"The shape of the 2D attn_mask is torch.Size({list(mask.shape)}), but should be {two}.")
+        return mask.unsqueeze(0)
+    if mask.ndim == 3:
+        if tuple(mask.shape) != three:
+            raise RuntimeError(f"The shape of the 3D attn_mask is torch.Size({list(mask.shape)}), but should be "
+                               f"{three}.")
+        return mask
+    raise RuntimeError(f"attn_mask's dimension {mask.ndim} is not supported")
+
+
+def _in_projection(query, key, value, w, b, separate, qkv_weights):
+    """Queries, keys and values projected as torch does: one linear layer over the query
+    when the three are the same tensor (self-attention), split into three after; else
+    the query's rows of the weight, and the key's and value's."""
+    E = query.shape[-1]
+    if separate:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims torch.Size({list(key.shape[:2])}) do not match "
+                                 f"value's torch.Size({list(value.shape[:2])})")
+        biases = (None,) * 3 if b is None else b.chunk(3)
+        return tuple(linear(x, wx, bx) for x, wx, bx in zip((query, key, value), qkv_weights, biases))
+    if key.shape != value.shape:
+        raise AssertionError(f"key shape torch.Size({list(key.shape)}) does not match value shape "
+                             f"torch.Size({list(value.shape)})")
+    if key is value:
+        if query is key:
+            proj = linear(query, w, b)
+            proj = proj.view(*proj.shape[:-1], 3, E).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
+        kv = linear(key, w_kv, b_kv)
+        kv = kv.view(*kv.shape[:-1], 2, E).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return linear(query, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None,) * 3 if b is None else b.chunk(3)
+    return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
