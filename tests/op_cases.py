@@ -194,6 +194,8 @@ CASES = [
         al.nn.RNN(3, 2, bias=False, batch_first=True), {"weight_ih_l0": wi, "weight_hh_l0": wh}, (x,))[0],
      [(2, 3, 3), (2, 3), (2, 2)], None),
     ("pack_padded_sequence", lambda x: al.nn.utils.rnn.pack_padded_sequence(x, [3, 1]).data, [(3, 2, 2)], None),
+    ("scaled_dot_product_attention", lambda q, k, v: al.nn.functional.scaled_dot_product_attention(
+        q, k, v, is_causal=True), [(2, 3, 4), (2, 3, 4), (2, 3, 2)], None),
     ("sigmoid_layer", lambda W, b: (al.tensor([[0.0, 1.0]], dtype=al.float64)
                                     - al.sigmoid(W @ al.tensor([[0.1, 0.4], [0.2, 0.6], [0.3, 0.8]],
                                                                dtype=al.float64) + b)) ** 2,

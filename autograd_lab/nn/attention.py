@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .. import creation, devices, dtypes
-from . import functional as F, init
+from . import functional as F, init, masks
 from .modules import Dropout, Linear, Module, Parameter
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
@@ -95,9 +95,9 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         batched = query.ndim == 3
-        key_padding_mask = F._additive_mask(key_padding_mask, "key_padding_mask", query.dtype,
+        key_padding_mask = masks.additive(key_padding_mask, "key_padding_mask", query.dtype,
                                             None if attn_mask is None else attn_mask.dtype, "attn_mask")
-        attn_mask = F._additive_mask(attn_mask, "attn_mask", query.dtype)
+        attn_mask = masks.additive(attn_mask, "attn_mask", query.dtype)
         if self.batch_first and batched:             # (the same tensor stays one tensor: self-attention)
             if key is value:
                 if query is key:
@@ -183,9 +183,9 @@ class TransformerEncoderLayer(Module):
                                         type(self.activation).__name__ == "GELU" else 0)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        src_key_padding_mask = F._additive_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype,
+        src_key_padding_mask = masks.additive(src_key_padding_mask, "src_key_padding_mask", src.dtype,
                                                 None if src_mask is None else src_mask.dtype, "src_mask")
-        src_mask = F._additive_mask(src_mask, "src_mask", src.dtype)
+        src_mask = masks.additive(src_mask, "src_mask", src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -268,9 +268,9 @@ class TransformerEncoder(Module):
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        src_key_padding_mask = F._additive_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype,
+        src_key_padding_mask = masks.additive(src_key_padding_mask, "src_key_padding_mask", src.dtype,
                                                 None if mask is None else mask.dtype, "mask")
-        mask = F._additive_mask(mask, "mask", src.dtype)
+        mask = masks.additive(mask, "mask", src.dtype)
         batch_first = self.layers[0].self_attn.batch_first
         is_causal = _is_causal(mask, is_causal, _sequence_length(src, batch_first))
         output = src

@@ -10,7 +10,7 @@ from .. import rules as _rules
 from ..batching import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
 from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t
 from ..tensor import Tensor as _Tensor
-from . import layer_rules, loss_rules
+from . import layer_rules, loss_rules, masks
 # convolution and pooling (convolution.py); padding, resizing and pixel shuffles (resampling.py)
 from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, avg_pool1d,
                           avg_pool2d, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
@@ -252,7 +252,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 def _attention_checks(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
     """torch's checks of scaled_dot_product_attention's arguments, in its words."""
-    q, k, v = (dtypes.scalar_type_name(t._data.dtype).lower() for t in (query, key, value))
+    q, k, v = (_cpp_type(t) for t in (query, key, value))
     if not query.dtype == key.dtype == value.dtype:
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {q} "
                            f"key.dtype: {k} and value.dtype: {v} instead.")
@@ -261,7 +261,7 @@ def _attention_checks(query, key, value, attn_mask, dropout_p, is_causal, enable
                            f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
     if attn_mask is not None and attn_mask.dtype not in (dtypes.bool_, dtypes.float32, query.dtype):
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-                           f"attn_mask.dtype: {dtypes.scalar_type_name(attn_mask._data.dtype).lower()} and  "
+                           f"attn_mask.dtype: {_cpp_type(attn_mask)} and  "
                            f"query.dtype: {q} instead.")
     if not 0.0 <= dropout_p <= 1.0 and dropout_p > 0:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
@@ -291,7 +291,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
-    key_padding_mask = _additive_mask(key_padding_mask, "key_padding_mask", query.dtype,
+    key_padding_mask = masks.additive(key_padding_mask, "key_padding_mask", query.dtype,
                                       None if attn_mask is None else attn_mask.dtype, "attn_mask")
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
@@ -299,7 +299,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if is_causal and key_padding_mask is None and not need_weights:
         attn_mask = None                                  # (scaled_dot_product_attention makes it)
     else:
-        attn_mask = _additive_mask(attn_mask, "attn_mask", query.dtype)
+        attn_mask = masks.additive(attn_mask, "attn_mask", query.dtype)
         if key_padding_mask is not None:
             is_causal = False
     if embed_dim != embed_dim_to_check:
@@ -311,7 +311,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                              (q_proj_weight, k_proj_weight, v_proj_weight))
     src_len = key.shape[0]
     if attn_mask is not None:
-        attn_mask = _sized_mask(attn_mask, (tgt_len, src_len), (bsz * num_heads, tgt_len, src_len))
+        attn_mask = masks.sized(attn_mask, (tgt_len, src_len), (bsz * num_heads, tgt_len, src_len))
     if bias_k is not None and bias_v is not None:         # a learned key and value added to every sequence
         k, v = _f.cat([k, bias_k.repeat(1, bsz, 1)]), _f.cat([v, bias_v.repeat(1, bsz, 1)])
         attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
@@ -365,6 +365,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     return (out, None) if batched else (out.squeeze(1), None)
 
 
+def _cpp_type(t):
+    """A tensor's element type as torch's C++ messages name it (float, double, long int)."""
+    name = dtypes.scalar_type_name(t._data.dtype)
+    return {"Long": "long int", "Short": "short int", "Half": "c10::Half", "Byte": "unsigned char",
+            "Char": "signed char"}.get(name, name.lower())
+
+
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     """torch's checks of attention's inputs' dimensions: batched (3-D) or not (2-D)."""
     if query.ndim not in (2, 3):
@@ -387,36 +394,6 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
             raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
                                  f"torch.Size({list(attn_mask.shape)})")
     return batched
-
-
-def _additive_mask(mask, name, dtype, other=None, other_name=""):
-    """A mask as attention adds it: bool (True: masked out) becomes -inf where True and 0
-    elsewhere; a float mask as it is (torch's _canonical_mask, with its warning when the
-    two masks' types differ)."""
-    if mask is None:
-        return None
-    if mask.dtype != dtypes.bool_ and not mask.is_floating_point():
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    if other is not None and mask.dtype != other:
-        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
-                      "instead.", stacklevel=4)
-    if mask.is_floating_point():
-        return mask
-    return _t(np.where(mask._data, -np.inf, 0.0).astype(dtypes.to_numpy(dtype)))
-
-
-def _sized_mask(mask, two, three):
-    """An attention mask checked against its expected sizes, as (1 or N heads, L, S)."""
-    if mask.ndim == 2:
-        if tuple(mask.shape) != two:
-            raise RuntimeError(f"The shape of the 2D attn_mask is torch.Size({list(mask.shape)}), but should be {two}.")
-        return mask.unsqueeze(0)
-    if mask.ndim == 3:
-        if tuple(mask.shape) != three:
-            raise RuntimeError(f"The shape of the 3D attn_mask is torch.Size({list(mask.shape)}), but should be "
-                               f"{three}.")
-        return mask
-    raise RuntimeError(f"attn_mask's dimension {mask.ndim} is not supported")
 
 
 def _in_projection(query, key, value, w, b, separate, qkv_weights):
