@@ -184,6 +184,9 @@ CASES = [
     ("interpolate_bicubic_gradient", lambda g, x: al.autograd.grad(al.nn.functional.interpolate(
         x, size=(4, 5), mode="bicubic", align_corners=True) ** 2, x, g, create_graph=True)[0],
      [(1, 1, 4, 5), (1, 1, 3, 3)], None),
+    ("grid_sample", lambda x, g: al.nn.functional.grid_sample(x, g * 1.2, padding_mode="reflection",
+                                                              align_corners=False), [(1, 2, 3, 4), (1, 2, 3, 2)], None),
+    ("affine_grid", lambda t: al.nn.functional.affine_grid(t, (2, 1, 3, 2), align_corners=True), [(2, 2, 3)], None),
     ("pixel_shuffle", lambda x: al.nn.functional.pixel_shuffle(x, 2), [(1, 8, 2, 3)], None),
     ("pixel_unshuffle", lambda x: al.nn.functional.pixel_unshuffle(x, 2), [(1, 2, 4, 6)], None),
     # what recurrent layers are built from (sequence_rules.py): slices by unbind and

@@ -268,3 +268,130 @@ def test_the_layers_print_as_torchs_and_compute_the_same(case):
     shape = (1, 3, 5) if case.endswith("1d") else (1, 3, 4, 5, 6) if case.endswith("3d") else (1, 3, 4, 5)
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     agree(ours(al.tensor(x)), theirs(torch.tensor(x)), 1e-5)
+
+
+# -- grid sampling and affine grids ------------------------------------------------------------------
+GRIDS = [(mode, padding, corners) for mode in ("bilinear", "nearest") for padding in ("zeros", "border", "reflection")
+         for corners in (False, True)]
+
+
+@pytest.mark.parametrize("mode, padding, corners", GRIDS)
+def test_grid_sample_matches_torch_in_values_gradients_and_grad_fn(mode, padding, corners):
+    rng = np.random.default_rng(len(mode) + len(padding) + corners)
+    x, grid = rng.standard_normal((2, 3, 4, 5)), rng.uniform(-1.4, 1.4, (2, 3, 6, 2))    # (some places outside)
+    assert run_both(lambda lib, a, g: lib.nn.functional.grid_sample(a, g, mode, padding, corners),
+                    [x, grid]) == "GridSampler2DBackward0"
+
+
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_differentiates_twice_as_torch(padding):
+    """The grid's gradient, recorded, differentiated again: the same second derivatives as
+    torch's (in the input and in the grid)."""
+    rng = np.random.default_rng(7)
+    x, grid, v = rng.standard_normal((1, 2, 3, 4)), rng.uniform(-1.2, 1.2, (1, 2, 3, 2)), rng.standard_normal((1, 2, 3, 2))
+    results = []
+    for lib in (al, torch):
+        a, g = lib.tensor(x, requires_grad=True), lib.tensor(grid, requires_grad=True)
+        y = lib.nn.functional.grid_sample(a, g, padding_mode=padding, align_corners=False)
+        dx, dg = lib.autograd.grad((y * y).sum(), (a, g), create_graph=True)
+        results.append([t.detach().numpy() for t in lib.autograd.grad((dg * lib.tensor(v)).sum() + (dx ** 2).sum(),
+                                                                      (a, g))])
+    for ours, theirs in zip(*results):
+        assert np.allclose(ours, theirs)
+
+
+def test_grid_sample_passes_gradcheck_and_forward_mode():
+    rng = np.random.default_rng(8)
+    x = al.tensor(rng.standard_normal((1, 2, 3, 3)), requires_grad=True)
+    grid = al.tensor(rng.uniform(-0.9, 0.9, (1, 2, 2, 2)), requires_grad=True)
+    f = lambda a, g: al.nn.functional.grid_sample(a, g, align_corners=True)    # noqa: E731
+    assert al.autograd.gradcheck(f, (x, grid), check_forward_ad=True, check_batched_grad=True)
+    assert al.autograd.gradgradcheck(f, (x, grid))
+
+
+@pytest.mark.parametrize("corners", [False, True])
+def test_affine_grid_and_a_spatial_transformer_match_torch(corners):
+    rng = np.random.default_rng(9)
+    theta, x = rng.standard_normal((2, 2, 3)) * 0.5, rng.standard_normal((2, 1, 4, 5))
+    assert run_both(lambda lib, t: lib.nn.functional.affine_grid(t, (2, 1, 3, 4), align_corners=corners),
+                    [theta]) == "AffineGridGeneratorBackward0"
+    run_both(lambda lib, t, a: lib.nn.functional.grid_sample(
+        a, lib.nn.functional.affine_grid(t, tuple(a.shape), align_corners=corners), align_corners=corners),
+        [theta, x])
+
+
+def test_per_sample_gradients_of_a_spatial_transformer_by_vmap_match_torch():
+    rng = np.random.default_rng(10)
+    theta, x = rng.standard_normal((3, 1, 2, 3)) * 0.5, rng.standard_normal((3, 1, 2, 4, 4))
+    outs = []
+    for lib in (al, torch):
+        F = lib.nn.functional
+
+        def loss(t, a):
+            return (F.grid_sample(a, F.affine_grid(t, tuple(a.shape), align_corners=False), align_corners=False)
+                    ** 2).sum()
+        outs.append([g.numpy() for g in lib.func.vmap(lib.func.grad(loss, argnums=(0, 1)))(lib.tensor(theta),
+                                                                                           lib.tensor(x))])
+    for a, b in zip(*outs):
+        assert a.shape == b.shape and np.allclose(a, b)
+
+
+def test_grid_sample_and_affine_grid_warn_of_align_corners_as_torch():
+    texts = []
+    for lib in (al, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 1, 2))
+            lib.nn.functional.affine_grid(lib.tensor([[[1.0, 0, 0], [0, 1, 0]]]), (1, 1, 2, 2))
+            lib.nn.functional.affine_grid(lib.tensor([[[1.0, 0, 0], [0, 1, 0]]]), (1, 1, 1, 2), align_corners=True)
+        texts.append([str(w.message) for w in caught])
+    assert texts[0] == texts[1] and len(texts[0]) == 3
+
+
+GRID_REFUSED = {
+    "grid_sample, a mode": lambda L: L.nn.functional.grid_sample(L.ones(1, 2, 4, 5), L.zeros(1, 3, 3, 2), "cubic",
+                                                                 align_corners=False),
+    "grid_sample, a padding mode": lambda L: L.nn.functional.grid_sample(L.ones(1, 2, 4, 5), L.zeros(1, 3, 3, 2),
+                                                                         padding_mode="wrap", align_corners=False),
+    "grid_sample, the grid's last size": lambda L: L.nn.functional.grid_sample(L.ones(1, 2, 4, 5), L.zeros(1, 3, 3, 3),
+                                                                               align_corners=False),
+    "grid_sample, batch sizes": lambda L: L.nn.functional.grid_sample(L.ones(1, 2, 4, 5), L.zeros(2, 3, 3, 2),
+                                                                      align_corners=False),
+    "grid_sample, a 3-d input": lambda L: L.nn.functional.grid_sample(L.ones(2, 4, 5), L.zeros(2, 3, 2),
+                                                                      align_corners=False),
+    "grid_sample, a 3-d grid": lambda L: L.nn.functional.grid_sample(L.ones(1, 2, 4, 5), L.zeros(1, 3, 2),
+                                                                     align_corners=False),
+    "grid_sample, dtypes": lambda L: L.nn.functional.grid_sample(L.ones(1, 2, 4, 5), L.zeros(1, 3, 3, 2).double(),
+                                                                 align_corners=False),
+    "grid_sample, an empty image": lambda L: L.nn.functional.grid_sample(L.ones(1, 2, 0, 5), L.zeros(1, 3, 3, 2),
+                                                                         align_corners=False),
+    "grid_sample, integers": lambda L: L.nn.functional.grid_sample(L.ones(1, 2, 4, 5, dtype=L.int64),
+                                                                   L.zeros(1, 3, 3, 2, dtype=L.int64),
+                                                                   align_corners=False),
+    "grid_sample, bicubic volumes": lambda L: L.nn.functional.grid_sample(L.ones(1, 1, 2, 2, 2), L.zeros(1, 1, 1, 1, 3),
+                                                                          mode="bicubic", align_corners=False),
+    "affine_grid, a 3-d size": lambda L: L.nn.functional.affine_grid(L.zeros(1, 2, 3), (1, 2, 4), align_corners=False),
+    "affine_grid, theta's shape": lambda L: L.nn.functional.affine_grid(L.zeros(1, 3, 3), (1, 2, 4, 5),
+                                                                        align_corners=False),
+    "affine_grid, batch sizes": lambda L: L.nn.functional.affine_grid(L.zeros(2, 2, 3), (1, 2, 4, 5),
+                                                                      align_corners=False),
+    "affine_grid, integers": lambda L: L.nn.functional.affine_grid(L.zeros(1, 2, 3, dtype=L.int64), (1, 2, 4, 5),
+                                                                   align_corners=False),
+    "affine_grid, an empty size": lambda L: L.nn.functional.affine_grid(L.zeros(1, 2, 3), (1, 2, 0, 5),
+                                                                        align_corners=False),
+}
+
+
+@pytest.mark.parametrize("case", list(GRID_REFUSED))
+def test_grid_sampling_refuses_what_torch_refuses_in_its_words(case):
+    ours, theirs = error_of(lambda: GRID_REFUSED[case](al)), error_of(lambda: GRID_REFUSED[case](torch))
+    assert theirs[0] is not None and ours == (theirs[0], theirs[1].replace("torch.int64", "al.int64"))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: al.nn.functional.grid_sample(al.ones(1, 1, 2, 2), al.zeros(1, 1, 1, 2), "bicubic", align_corners=False),
+    lambda: al.nn.functional.grid_sample(al.ones(1, 1, 2, 2, 2), al.zeros(1, 1, 1, 1, 3), align_corners=False),
+    lambda: al.nn.functional.affine_grid(al.zeros(1, 3, 4), (1, 1, 2, 2, 2), align_corners=False)])
+def test_bicubic_and_volumetric_grid_sampling_are_refused_in_words(call):
+    kind, text = error_of(call)
+    assert kind == "NotImplementedError" and "is not implemented in autograd_lab" in text

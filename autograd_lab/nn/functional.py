@@ -15,8 +15,8 @@ from . import layer_rules, loss_rules, masks
 from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, avg_pool1d,
                           avg_pool2d, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
                           conv_transpose3d, max_pool1d, max_pool2d)
-from .resampling import (interpolate, pad, pixel_shuffle, pixel_unshuffle, upsample, upsample_bilinear,
-                         upsample_nearest)
+from .resampling import (affine_grid, grid_sample, interpolate, pad, pixel_shuffle, pixel_unshuffle, upsample,
+                         upsample_bilinear, upsample_nearest)
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh

@@ -1,5 +1,6 @@
-"""``F.pad``, ``F.interpolate`` (and the older ``F.upsample`` names), ``F.pixel_shuffle`` and
-``F.pixel_unshuffle``, with torch's signatures and checks; ``al.nn.functional`` holds them.
+"""``F.pad``, ``F.interpolate`` (and the older ``F.upsample`` names), ``F.pixel_shuffle``,
+``F.pixel_unshuffle``, ``F.grid_sample`` and ``F.affine_grid``, with torch's signatures and
+checks; ``al.nn.functional`` holds them.
 Each works out which entries of the input every output entry reads (and with what
 weights), in torch's arithmetic, and calls a row of ``resampling_rules.py``."""
 import math
@@ -310,5 +311,95 @@ def pixel_unshuffle(input, downscale_factor):
     return resampling_rules.pixel_unshuffle(input, r=r)
 
 
+# -- sampling at the places a grid gives ---------------------------------------------------------
+_CORNERS = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
+            "specify align_corners=True if the old behavior is desired. See the documentation of grid_sample for "
+            "details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Output pixel (h, w) of image n reads the input at the place grid[n, h, w] gives, in
+    coordinates from -1 (the first pixel's edge, or its centre with ``align_corners``) to
+    1: blending the four pixels around it ("bilinear") or taking the nearest; places
+    outside read zeros, the border's pixel ("border") or the image mirrored
+    ("reflection").  Differentiable in the input and in the grid."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
+                         f"got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_CORNERS, stacklevel=2)
+        align_corners = False
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+    if input.ndim != grid.ndim:
+        raise RuntimeError(f"grid_sampler(): expected {input.ndim}D input and grid with same number of dimensions, "
+                           f"but got {sizes}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {sizes}")
+    if grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but got "
+                           f"grid with sizes {list(grid.shape)}")
+    for d in range(2, input.ndim):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                               f"sizes {list(input.shape)} with dimension {d} being empty")
+    if mode == "bicubic" and input.ndim != 4:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input._data.dtype)} but found "
+                           f"{dtypes.scalar_type_name(grid._data.dtype)}")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"grid_sampler_2d_cpu_kernel_impl\" not implemented for "
+                                  f"'{dtypes.scalar_type_name(input._data.dtype)}'")
+    if input.ndim != 4 or mode == "bicubic":
+        raise NotImplementedError(f"grid_sample of {'volumes (5-D inputs)' if input.ndim == 5 else 'mode=bicubic'} "
+                                  "is not implemented in autograd_lab (bilinear and nearest sampling of images are)")
+    return resampling_rules.grid_sample(input, grid, mode=mode, padding=padding_mode, corners=align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The grid (N, H, W, 2) that grid_sample needs to apply the affine maps theta (N, 2, 3)
+    to images of ``size`` (N, C, H, W): each output pixel's coordinates (x, y, 1) times
+    thetaᵀ.  (Spatial transformer networks learn theta.)"""
+    if align_corners is None:
+        warnings.warn(_CORNERS, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = tuple(size)
+    if len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
+                             f"torch.Size({list(theta.shape)}).")
+    elif len(size) == 5:
+        raise NotImplementedError("affine_grid of 3-D affine maps (5-D sizes) is not implemented in autograd_lab")
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(size[-2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation of "
+                      "affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if theta.shape[0] != size[0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, 3] but got: "
+                           f"[{theta.shape[0]}, 3].")
+    dtype = theta._data.dtype
+    xs, ys = (_steps(n, align_corners, dtype) for n in (size[3], size[2]))
+    base = np.stack(np.broadcast_arrays(xs[None, :], ys[:, None], np.ones((), dtype)), -1)
+    return resampling_rules.affine_grid(theta, base=base)
+
+
+def _steps(n, align_corners, dtype):
+    """The centres (or, aligned, the corners) of n pixels in coordinates from -1 to 1."""
+    if n <= 1:
+        return np.zeros(n, dtype)
+    steps = np.linspace(-1, 1, n, dtype=dtype)
+    return steps if align_corners else steps * ((n - 1) / n)
+
+
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-           "pixel_unshuffle"]
+           "pixel_unshuffle", "grid_sample", "affine_grid"]

@@ -18,8 +18,10 @@ along, and so does vmap's batch: each row's batch rule is the row itself.
 """
 import numpy as np
 
-from .. import batching
+from .. import batching, rules
+from ..checks import tensor_of
 from ..recording import Op, name_by_call, register
+from ..tensor import Tensor
 from .layer_rules import in_front, linear_pair
 
 
@@ -139,8 +141,135 @@ pixel_shuffle, pixel_unshuffle = adjoint_pair("PixelShuffleBackward0", lambda x,
                                               "PixelUnshuffleBackward0", lambda x, *, r: _unshuffle(x, r))
 
 
+# -- grid sampling: each output pixel reads the input at a place the grid gives -----------------
+def grid_places(g, size, padding, corners):
+    """Where grid coordinates g (in [-1, 1]) fall along a dimension of ``size`` pixels, and
+    how fast they move with g: (place, slope), numbers.  The padding folds places outside
+    back in: "border" clips them (slope 0 outside), "reflection" mirrors them at the edges
+    (slope flipped on every mirror image), as torch's grid sampler does."""
+    place = ((g + 1) / 2) * (size - 1) if corners else ((g + 1) * size - 1) / 2
+    slope = np.full(np.shape(g), (size - 1) / 2 if corners else size / 2, dtype=np.result_type(g, np.float32))
+    if padding == "reflection":
+        low, high = (0, 2 * (size - 1)) if corners else (-1, 2 * size - 1)
+        if low == high:
+            place, slope = np.zeros_like(place), slope * 0
+        else:
+            low, span = low / 2, (high - low) / 2
+            offset = place - low
+            slope = slope * np.where(offset < 0, -1, 1)
+            offset = np.abs(offset)
+            extra, odd = np.fmod(offset, span), np.floor(offset / span) % 2 == 1
+            place, slope = np.where(odd, span - extra + low, extra + low), slope * np.where(odd, -1, 1)
+    if padding in ("border", "reflection"):
+        slope = slope * ((place > 0) & (place < size - 1))
+        place = np.clip(place, 0, size - 1)
+    return place.astype(slope.dtype, copy=False), slope
+
+
+def grid_taps(grid, *, image, mode, padding, corners):
+    """The taps of a grid sample of an input whose images are ``image`` = (C, H, W): for
+    each input pixel an output pixel reads, (key into the input (N, C, H, W), weight,
+    d weight / d x place, d weight / d y place), the weights (N, Ho, Wo) computed with the
+    grid's own operations (tensors when the grid is one, so that a recorded gradient
+    differentiates again); and the places' slopes (x, y)."""
+    C, H, W = image
+    numbers = grid._data if isinstance(grid, Tensor) else grid
+    (px, sx), (py, sy) = grid_places(numbers[..., 0], W, padding, corners), grid_places(numbers[..., 1], H, padding,
+                                                                                        corners)
+    N = numbers.shape[0]
+    batch, channel = np.arange(N).reshape(N, 1, 1, 1), np.arange(C).reshape(1, C, 1, 1)
+
+    def tap(xi, yi):
+        """(key, inside): the pixel at (yi, xi), and 1 where it is in the image (else 0)."""
+        inside = ((xi >= 0) & (xi < W) & (yi >= 0) & (yi < H)).astype(numbers.dtype)
+        return (batch, channel, np.clip(yi, 0, H - 1)[:, None], np.clip(xi, 0, W - 1)[:, None]), inside
+    if mode == "nearest":                               # (torch rounds half to even)
+        key, inside = tap(np.rint(px).astype(np.int64), np.rint(py).astype(np.int64))
+        zero = np.zeros(numbers.shape[:-1], numbers.dtype)
+        return [(key, inside, zero, zero)], (sx, sy)
+    x0, y0 = np.floor(px), np.floor(py)
+    # where each place is past x0 and y0, as the grid's functions: g * slope + a number
+    fx = grid[..., 0] * sx + (px - numbers[..., 0] * sx - x0)
+    fy = grid[..., 1] * sy + (py - numbers[..., 1] * sy - y0)
+    taps = []
+    for dy, dx in ((0, 0), (0, 1), (1, 0), (1, 1)):     # the four pixels around the place
+        key, inside = tap((x0 + dx).astype(np.int64), (y0 + dy).astype(np.int64))
+        wx, wy = (fx if dx else 1 - fx), (fy if dy else 1 - fy)
+        taps.append((key, wx * wy * inside, (1 if dx else -1) * wy * inside, (1 if dy else -1) * wx * inside))
+    return taps, (sx, sy)
+
+
+def _taps_of(x, grid, p):
+    return grid_taps(grid, image=tuple(x.shape[-3:]), **p)
+
+
+def _grid_sample_forward(x, grid, **p):
+    taps, _ = _taps_of(x, grid, p)
+    return sum(x[(Ellipsis,) + key] * w[:, None] for key, w, _, _ in taps)
+
+
+def _to_input(g, y, x, grid, **p):
+    """The input's gradient: each output's gradient added back, weighted, at its taps."""
+    taps, _ = _taps_of(x, grid, p)
+    lead = g.ndim - y.ndim
+    return sum(rules.scatter(g * w[:, None], shape=tuple(x.shape), key=key, lead=lead) for key, w, _, _ in taps)
+
+
+def _to_grid(g, y, x, grid, **p):
+    """The grid's gradient: how the sampled numbers change as each place moves along x and
+    along y, times how the places move with the grid (the slopes)."""
+    taps, (sx, sy) = _taps_of(x, grid, p)
+    along_x = sum(rules.sum(g * rules.index(x, key=key) * dx[:, None], -3) for key, _, dx, _ in taps)
+    along_y = sum(rules.sum(g * rules.index(x, key=key) * dy[:, None], -3) for key, _, _, dy in taps)
+    return rules.stack(along_x * sx, along_y * sy, dim=-1)
+
+
+def _grid_tangent(t, y, x, grid, **p):
+    """The output's tangent as the grid's tangent t moves the places."""
+    taps, (sx, sy) = _taps_of(x, grid, p)
+    mx, my = t[..., 0] * sx, t[..., 1] * sy
+    return sum(rules.index(x, key=key) * rules.unsqueeze(mx * dx + my * dy, -3) for key, _, dx, dy in taps)
+
+
+# linear in the input; in the grid, bilinear interpolation is piecewise bilinear (its
+# second derivatives come from the same taps, recorded)
+grid_sample = Op("GridSampler2DBackward0", _grid_sample_forward,
+                 vjp=(_to_input, _to_grid),
+                 jvp=(lambda t, y, x, grid, **p: grid_sample(t, grid, **p), _grid_tangent),
+                 saves="inputs")
+
+
+def _batch_grid_sample(op, n, x, grid, **p):
+    """The batch folded into the images' N: input and grid each get every batch dimension."""
+    sizes = np.broadcast_shapes(x.shape[:n], grid.shape[:n])
+    x, grid = (a if a.shape[:n] == sizes else rules.expand(a, shape=sizes + a.shape[n:]) for a in (x, grid))
+    out = op(rules.reshape(x, shape=(-1,) + x.shape[n + 1:]), rules.reshape(grid, shape=(-1,) + grid.shape[n + 1:]), **p)
+    return rules.reshape(out, shape=sizes + x.shape[n:n + 1] + out.shape[1:])
+
+
+# -- affine grids: the places an affine map of the plane sends each output pixel to ------------
+def _affine_forward(theta, *, base):
+    """Each pixel's (x, y, 1) of ``base`` (H, W, 3) times thetaᵀ (..., N, 3, 2)."""
+    H, W, _ = base.shape
+    out = base.reshape(H * W, 3) @ np.swapaxes(theta, -1, -2)
+    return out.reshape(out.shape[:-2] + (H, W, 2))
+
+
+def _affine_vjp(g, y, theta, *, base):
+    """gᵀ base, per image: each theta entry's share of every place it moved."""
+    rows = rules.reshape(g, shape=g.shape[:-3] + (-1, 2))
+    return rules.matmul(rules.transpose(rows, -1, -2), tensor_of(base.reshape(-1, 3)))
+
+
+affine_grid = Op("AffineGridGeneratorBackward0", _affine_forward,
+                 vjp=(_affine_vjp,),
+                 jvp=(lambda t, y, theta, *, base: affine_grid(t, base=base),),
+                 saves=False)
+
+
 name_by_call({index_pad: _torch_name, resize: _torch_name,
               index_pad_backward: _torch_name_of_gradient, resize_backward: _torch_name_of_gradient})
 register(globals())
 batching.register(in_front, constant_pad, index_pad, index_pad_backward, resize, resize_backward,
-                  pixel_shuffle, pixel_unshuffle)
+                  pixel_shuffle, pixel_unshuffle, affine_grid)
+batching.register(_batch_grid_sample, grid_sample)
