@@ -414,3 +414,25 @@ def test_unbind_and_unsafe_chunk_name_their_pieces_as_torch():
     x = rng.standard_normal((3, 4))
     _both_utils(lambda lib, xs: list(xs[0].unbind(1)) + list(lib.unbind(xs[0])), [x])
     _both_utils(lambda lib, xs: list(xs[0].unsafe_chunk(3, 1)) + list(lib.unsafe_split(xs[0], 2)), [x])
+
+
+def test_a_float32_lstm_computes_torchs_numbers_where_torch_records_one_fused_node():
+    """For float32 on a CPU, torch hands its LSTM to oneDNN: one node,
+    MkldnnRnnLayerBackward0, the same numbers.  autograd_lab records torch's reference
+    graph, which torch records too with oneDNN switched off."""
+    torch.manual_seed(0)
+    theirs = torch.nn.LSTM(3, 4, num_layers=2)
+    ours = al.nn.LSTM(3, 4, num_layers=2)
+    ours.load_state_dict({k: al.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    x = X.astype(np.float32)
+    names = []
+    for flags in ({"enabled": True}, {"enabled": False}):
+        with torch.backends.mkldnn.flags(**flags):
+            tx, ax = torch.tensor(x, requires_grad=True), al.tensor(x, requires_grad=True)
+            (tout, _), (aout, _) = theirs(tx), ours(ax)
+            tout.sum().backward()
+            aout.sum().backward()
+        agree(aout, tout, 1e-5)
+        agree(ax.grad, tx.grad, 1e-5)
+        names.append((aout.grad_fn.name(), tout.grad_fn.name()))
+    assert names == [("StackBackward0", "MkldnnRnnLayerBackward0"), ("StackBackward0", "StackBackward0")]
