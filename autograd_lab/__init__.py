@@ -14,7 +14,8 @@ table: each row's forward, VJP and JVP), ``engine.py`` (the backward walk) and
 (``versions``, ``saved``, ``forward_mode``, ``watch``) and, below it all, ``dtypes``,
 ``modes``, ``printing``, ``checks``.  The shell, built on the core's public names:
 ``creation``, ``devices``, ``more_rules`` (the rows of torch's other tensor functions:
-softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``functions`` (the ``al.*``
+softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``sequence_rules`` (what
+recurrent layers and attention are built from), ``functions`` (the ``al.*``
 functions), ``tensor_methods`` (Tensor's other methods, installed last), ``batching``
 (``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim``, ``utils`` (datasets and
 loaders), ``viz`` (pictures) and ``widgets`` (explorers).

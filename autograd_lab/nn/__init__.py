@@ -1,7 +1,10 @@
 """``al.nn``: the torch.nn pieces tutorials train with -- modules (layers, activations,
 losses) in ``modules.py``, the functions behind them in ``functional.py``, the rules of
 linear, convolution and pooling layers in ``layer_rules.py``, of the losses in ``loss_rules.py``,
-initialisations in ``init.py``."""
+initialisations in ``init.py``; convolutions and poolings of any dimension
+(``convolution.py``), padding, resizing and grid sampling (``resampling*.py``), recurrent
+layers (``recurrent.py``, ``utils/rnn.py``), attention and the Transformer
+(``attention.py``)."""
 from . import functional, init
 from .modules import (AdaptiveAvgPool2d, AvgPool2d, BCELoss, BCEWithLogitsLoss, Conv2d, CrossEntropyLoss,
                       Dropout, Flatten, Identity, L1Loss, Linear, LogSoftmax, MaxPool2d, Module, MSELoss,
