@@ -74,21 +74,38 @@ def spread_taps(g, *, taps, sizes):
     return g
 
 
-def _torch_name(args, p):
-    """torch's name for the layer the taps stand for, ``kind`` + Backward0: one of
-    ReflectionPad1DBackward0, ReflectionPad2DBackward0, ReflectionPad3DBackward0,
-    ReplicationPad1DBackward0, ReplicationPad2DBackward0, ReplicationPad3DBackward0,
-    UpsampleNearest1DBackward0, UpsampleNearest2DBackward0, UpsampleNearest3DBackward0,
-    UpsampleNearestExact1DBackward0, UpsampleNearestExact2DBackward0,
-    UpsampleNearestExact3DBackward0, UpsampleLinear1DBackward0, UpsampleBilinear2DBackward0,
-    UpsampleBicubic2DBackward0, UpsampleTrilinear3DBackward0."""
-    return p["kind"] + "Backward0"
+def _kind_name(kind, names):
+    """The one of ``names`` that is the layer ``kind`` names (ReflectionPad2D, ...): a row
+    standing for several of torch's layers has their names."""
+    return next(n for n in names if n.startswith(kind + "Backward"))
 
 
-def _torch_name_of_gradient(args, p):
-    """The name of the node the gradient of those layers records: ``kind`` +
-    BackwardBackward0 (ReflectionPad2DBackwardBackward0, ...)."""
-    return p["kind"] + "BackwardBackward0"
+def _pad_name(args, p):
+    return _kind_name(p["kind"], ("ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0",
+                                  "ReplicationPad1DBackward0", "ReplicationPad2DBackward0", "ReplicationPad3DBackward0"))
+
+
+def _pad_gradient_name(args, p):
+    return _kind_name(p["kind"], (
+        "ReflectionPad1DBackwardBackward0", "ReflectionPad2DBackwardBackward0", "ReflectionPad3DBackwardBackward0",
+        "ReplicationPad1DBackwardBackward0", "ReplicationPad2DBackwardBackward0", "ReplicationPad3DBackwardBackward0"))
+
+
+def _resize_name(args, p):
+    return _kind_name(p["kind"], (
+        "UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0", "UpsampleNearest3DBackward0",
+        "UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0", "UpsampleNearestExact3DBackward0",
+        "UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleBicubic2DBackward0",
+        "UpsampleTrilinear3DBackward0"))
+
+
+def _resize_gradient_name(args, p):
+    return _kind_name(p["kind"], (
+        "UpsampleNearest1DBackwardBackward0", "UpsampleNearest2DBackwardBackward0", "UpsampleNearest3DBackwardBackward0",
+        "UpsampleNearestExact1DBackwardBackward0", "UpsampleNearestExact2DBackwardBackward0",
+        "UpsampleNearestExact3DBackwardBackward0", "UpsampleLinear1DBackwardBackward0",
+        "UpsampleBilinear2DBackwardBackward0", "UpsampleBicubic2DBackwardBackward0",
+        "UpsampleTrilinear3DBackwardBackward0"))
 
 
 def adjoint_pair(name, forward, adjoint_name, adjoint):
@@ -267,8 +284,8 @@ affine_grid = Op("AffineGridGeneratorBackward0", _affine_forward,
                  saves=False)
 
 
-name_by_call({index_pad: _torch_name, resize: _torch_name,
-              index_pad_backward: _torch_name_of_gradient, resize_backward: _torch_name_of_gradient})
+name_by_call({index_pad: _pad_name, index_pad_backward: _pad_gradient_name, resize: _resize_name,
+              resize_backward: _resize_gradient_name})
 register(globals())
 batching.register(in_front, constant_pad, index_pad, index_pad_backward, resize, resize_backward,
                   pixel_shuffle, pixel_unshuffle, affine_grid)
