@@ -348,3 +348,20 @@ def test_graph_of_attention_ends_as_torchs():
         out, weights = layer(x, x, x)
         names.append((graph_of(out)[-1][0], graph_of(weights)[-1][0]))
     assert names[0] == names[1] == ("ViewBackward0", "MeanBackward1")
+
+
+def test_attention_under_vmap_equals_one_sample_at_a_time():
+    """Each row attention is built from has a batch rule: vmap over samples equals a loop
+    (and its per-sample gradients equal each sample's own)."""
+    q, k, v = (al.tensor(rng.standard_normal((4, 2, 3, 2))) for _ in range(3))
+    f = lambda q, k, v: al.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)   # noqa: E731
+    batched = al.vmap(f)(q, k, v)
+    assert np.allclose(batched.numpy(), al.stack([f(q[i], k[i], v[i]) for i in range(4)]).numpy())
+    al.manual_seed(0)
+    layer = al.nn.MultiheadAttention(2, 1).double()
+    params = {n: p.detach() for n, p in layer.named_parameters()}
+    loss = lambda p, x: al.func.functional_call(layer, p, (x, x, x))[0].tanh().sum()   # noqa: E731
+    grads = al.vmap(al.func.grad(loss), in_dims=(None, 0))(params, q)
+    for i in range(4):
+        one = al.func.grad(loss)(params, q[i])
+        assert all(np.allclose(grads[n].numpy()[i], one[n].numpy()) for n in params)

@@ -395,3 +395,21 @@ def test_grid_sampling_refuses_what_torch_refuses_in_its_words(case):
 def test_bicubic_and_volumetric_grid_sampling_are_refused_in_words(call):
     kind, text = error_of(call)
     assert kind == "NotImplementedError" and "is not implemented in autograd_lab" in text
+
+
+@pytest.mark.parametrize("shape, pad", [((3, 2, 5), (1, 2)), ((3, 1, 3, 4), (2, -1, 1, 3)),
+                                        ((3, 1, 2, 3, 4), (1, 1, 2, 0, -1, 1))])
+def test_circular_padding_under_vmap_matches_torch(shape, pad):
+    """(Inside vmap, where in-place writes do not batch, the circular padding is written
+    out of place: the same numbers.)"""
+    x = np.random.default_rng(4).standard_normal(shape)
+    ours = al.vmap(lambda t: al.nn.functional.pad(t, pad, "circular"))(al.tensor(x))
+    theirs = torch.func.vmap(lambda t: torch.nn.functional.pad(t, pad, "circular"))(torch.tensor(x))
+    assert tuple(ours.shape) == tuple(theirs.shape) and np.allclose(ours.numpy(), theirs.numpy())
+
+
+def test_a_circular_padding_beyond_what_cropping_leaves_is_refused_in_words():
+    """torch checks the padding against the input before cropping, then reads memory it
+    never wrote; autograd_lab says what is wrong."""
+    kind, text = error_of(lambda: al.nn.functional.pad(al.ones(1, 1, 2, 4), (1, 1, -1, 2), "circular"))
+    assert kind == "RuntimeError" and "wraps around more than once the 1 entries" in text

@@ -9,7 +9,8 @@ import warnings
 import numpy as np
 
 from .. import dtypes
-from .. import creation
+from .. import creation, functions
+from ..batching import is_batched
 from . import convolution, resampling_rules
 
 _NON_CONSTANT = ("Supported combinations for non-constant padding:\n"
@@ -96,6 +97,11 @@ def _circular(input, pairs):
     for (a, b), n in zip(pairs, input.shape[input.ndim - d:]):
         if a > n or b > n:
             raise RuntimeError("Padding value causes wrapping around more than once.")
+        if max(a, b) > n + min(a, 0) + min(b, 0):     # (torch would read memory it never wrote)
+            raise RuntimeError(f"autograd_lab: a circular padding of {max(a, b)} wraps around more than once the "
+                               f"{n + min(a, 0) + min(b, 0)} entries a negative padding leaves")
+    if is_batched(input):                    # (inside vmap, where writes do not batch: out of place)
+        return _wrapped(input, pairs)
     sizes = tuple(n + a + b for (a, b), n in zip(pairs, input.shape[input.ndim - d:]))
     out = creation.empty(*input.shape[:input.ndim - d], *sizes, dtype=input.dtype)
     out[(Ellipsis,) + tuple(slice(max(a, 0), s - max(b, 0)) for (a, b), s in zip(pairs, sizes))] = \
@@ -107,6 +113,20 @@ def _circular(input, pairs):
             out.narrow(dim, 0, a).copy_(out.narrow(dim, s - a - max(b, 0), a))
         if b > 0:
             out.narrow(dim, s - b, b).copy_(out.narrow(dim, max(a, 0), b))
+    return out
+
+
+def _wrapped(input, pairs):
+    """Circular padding out of place, one dimension after another: the input cropped where
+    a padding is negative, then the end of it put before it and its start after it."""
+    out, d = input, len(pairs)
+    for k, (a, b) in enumerate(pairs):
+        dim = out.ndim - d + k
+        n = out.shape[dim]
+        out = out.narrow(dim, max(-a, 0), n + min(a, 0) + min(b, 0))
+        n = out.shape[dim]
+        parts = [out.narrow(dim, n - a, a)] * (a > 0) + [out] + [out.narrow(dim, 0, b)] * (b > 0)
+        out = functions.cat(parts, dim) if len(parts) > 1 else out
     return out
 
 
