@@ -356,3 +356,12 @@ def test_adaptive_pooling_in_three_dimensions_names_its_gradient_as_torch():
         g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
         names.append((y.grad_fn.name(), g.grad_fn.name()))
     assert names[0] == names[1] == ("AdaptiveAvgPool3DBackward0", "AdaptiveAvgPool3DBackwardBackward0")
+
+
+def test_a_transposed_convolution_too_small_with_output_padding_is_refused_in_torchs_words():
+    for make in (lambda L: L.nn.functional.conv_transpose2d(L.ones(1, 3, 1, 2), L.ones(3, 4, 1, 1), stride=2,
+                                                            padding=(2, 1), output_padding=(1, 1)),
+                 lambda L: L.nn.functional.conv_transpose3d(L.ones(1, 1, 1, 1, 1), L.ones(1, 1, 1, 1, 1), stride=2,
+                                                            padding=1, output_padding=(1, 0, 1))):
+        ours, theirs = error_of(lambda: make(al)), error_of(lambda: make(torch))
+        assert theirs[0] is not None and ours == theirs

@@ -413,3 +413,15 @@ def test_a_circular_padding_beyond_what_cropping_leaves_is_refused_in_words():
     never wrote; autograd_lab says what is wrong."""
     kind, text = error_of(lambda: al.nn.functional.pad(al.ones(1, 1, 2, 4), (1, 1, -1, 2), "circular"))
     assert kind == "RuntimeError" and "wraps around more than once the 1 entries" in text
+
+
+@pytest.mark.parametrize("dims", [(0, 0), (0, None), (None, 0)])
+def test_grid_sample_under_vmap_matches_torch(dims):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, 2, 4, 5, 6) if dims[0] == 0 else (2, 4, 5, 6))     # (N 2 images of 4 channels)
+    grid = rng.uniform(-1.1, 1.1, (3, 2, 3, 2, 2) if dims[1] == 0 else (2, 3, 2, 2))
+    outs = []
+    for lib in (al, torch):
+        f = lambda a, g: lib.nn.functional.grid_sample(a, g, padding_mode="border", align_corners=False)  # noqa: E731
+        outs.append(lib.vmap(f, in_dims=dims)(lib.tensor(x), lib.tensor(grid)).numpy())
+    assert outs[0].shape == outs[1].shape and np.allclose(*outs)

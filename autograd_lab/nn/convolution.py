@@ -200,13 +200,12 @@ def _conv_transpose(name, dims, input, weight, bias, stride, padding, output_pad
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got " +
                            _per_axis(dims, output_padding=extra, stride=stride, dilation=dilation))
     out = tuple((n - 1) * s - 2 * p + d * (k - 1) + 1 for n, s, p, d, k in zip(sizes, stride, pads, dilation, kernel))
-    if any(o + e < 1 for o, e in zip(out, extra)):
+    out = tuple(o + e for o, e in zip(out, extra))
+    if min(out) < 1:
         as_2d = (1,) * (dims == 1)                        # (torch checks 1-d as 2-d, one row high)
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, as_2d + sizes))}). Calculated "
-                           f"output size per channel: ({' x '.join(str(o + e) for o, e in zip(as_2d + out, (0,) + extra))}). "
-                           "Output size is too small")
-    geo = layer_rules.Geometry(stride, tuple((p, p - e) for p, e in zip(pads, extra)), dilation, groups,
-                               tuple(o + e for o, e in zip(out, extra)), kernel)
+                           f"output size per channel: ({' x '.join(map(str, as_2d + out))}). Output size is too small")
+    geo = layer_rules.Geometry(stride, tuple((p, p - e) for p, e in zip(pads, extra)), dilation, groups, out, kernel)
     return layer_rules.conv_transpose(input, weight, bias, geo=geo)
 
 

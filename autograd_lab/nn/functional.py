@@ -317,7 +317,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
         key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
     elif (bias_k is None) != (bias_v is None):
-        raise AssertionError("bias_k is set but bias_v is None" if bias_v is None else "bias_v is set but bias_k is None")
+        raise AssertionError(f"{'bias_k' if bias_v is None else 'bias_v'} is set but "
+                             f"{'bias_v' if bias_v is None else 'bias_k'} is None")
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward's static_k and static_v are not implemented in "
                                   "autograd_lab")

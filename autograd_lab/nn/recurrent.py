@@ -79,6 +79,15 @@ def _join(parts):
     return functions.cat(parts, 0)
 
 
+def _as_cells_read(weights, bias):
+    """A layer's weights as the cells read them: (w_ih, w_hh, b_ih, b_hh[, w_hr]), the
+    biases None in a layer without them."""
+    w = list(weights)
+    if not bias:
+        w[2:2] = [None, None]
+    return tuple(w)
+
+
 # -- one layer, one direction -----------------------------------------------------------------------
 def _sequence_layer(cell, steps, hidden, w, reverse):
     """The cell over the steps (each the input's share of the gates), forwards or
@@ -251,12 +260,12 @@ class RNNBase(Module):
                 w = weights[k]
                 if batch_sizes is None:
                     steps = F.linear(layer_input, w[0], w[2] if self.bias else None).unbind(0)
-                    out, final = _sequence_layer(cell, steps, states[k], w_of(w, self.bias), reverse=d == 1)
+                    out, final = _sequence_layer(cell, steps, states[k], _as_cells_read(w, self.bias), reverse=d == 1)
                     out = functions.stack(out, 0)
                 else:
                     data = F.linear(layer_input, w[0], w[2] if self.bias else None)
                     run = _packed_layer_reversed if d == 1 else _packed_layer
-                    out, final = run(cell, data, batch_sizes, states[k], w_of(w, self.bias))
+                    out, final = run(cell, data, batch_sizes, states[k], _as_cells_read(w, self.bias))
                 outputs.append(out)
                 finals.append(final)
             layer_input = outputs[0] if directions == 1 else functions.cat(outputs, outputs[0].ndim - 1)
@@ -328,14 +337,6 @@ class RNNBase(Module):
     def _check_forward(self, input, hx, batch, packed):
         self._check_input(input, packed)
         self._check_hidden(hx, self._hidden_shape(batch))
-
-
-def w_of(names_weights, bias):
-    """A layer's weights as the cells read them: (w_ih, w_hh, b_ih, b_hh[, w_hr])."""
-    w = list(names_weights)
-    if not bias:
-        w[2:2] = [None, None]
-    return tuple(w)
 
 
 class RNN(RNNBase):

@@ -82,7 +82,8 @@ def _kind_name(kind, names):
 
 def _pad_name(args, p):
     return _kind_name(p["kind"], ("ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0",
-                                  "ReplicationPad1DBackward0", "ReplicationPad2DBackward0", "ReplicationPad3DBackward0"))
+                                  "ReplicationPad1DBackward0", "ReplicationPad2DBackward0",
+                                  "ReplicationPad3DBackward0"))
 
 
 def _pad_gradient_name(args, p):
@@ -101,7 +102,8 @@ def _resize_name(args, p):
 
 def _resize_gradient_name(args, p):
     return _kind_name(p["kind"], (
-        "UpsampleNearest1DBackwardBackward0", "UpsampleNearest2DBackwardBackward0", "UpsampleNearest3DBackwardBackward0",
+        "UpsampleNearest1DBackwardBackward0", "UpsampleNearest2DBackwardBackward0",
+        "UpsampleNearest3DBackwardBackward0",
         "UpsampleNearestExact1DBackwardBackward0", "UpsampleNearestExact2DBackwardBackward0",
         "UpsampleNearestExact3DBackwardBackward0", "UpsampleLinear1DBackwardBackward0",
         "UpsampleBilinear2DBackwardBackward0", "UpsampleBicubic2DBackwardBackward0",
@@ -260,8 +262,10 @@ def _batch_grid_sample(op, n, x, grid, **p):
     """The batch folded into the images' N: input and grid each get every batch dimension."""
     sizes = np.broadcast_shapes(x.shape[:n], grid.shape[:n])
     x, grid = (a if a.shape[:n] == sizes else rules.expand(a, shape=sizes + a.shape[n:]) for a in (x, grid))
-    out = op(rules.reshape(x, shape=(-1,) + x.shape[n + 1:]), rules.reshape(grid, shape=(-1,) + grid.shape[n + 1:]), **p)
-    return rules.reshape(out, shape=sizes + x.shape[n:n + 1] + out.shape[1:])
+    images = x.shape[n]
+    x, grid = (rules.reshape(a, shape=(-1,) + a.shape[n + 1:]) for a in (x, grid))
+    out = op(x, grid, **p)
+    return rules.reshape(out, shape=sizes + (images,) + out.shape[1:])
 
 
 # -- affine grids: the places an affine map of the plane sends each output pixel to ------------
