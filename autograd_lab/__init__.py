@@ -14,7 +14,8 @@ table: each row's forward, VJP and JVP), ``engine.py`` (the backward walk) and
 (``versions``, ``saved``, ``forward_mode``, ``watch``) and, below it all, ``dtypes``,
 ``modes``, ``printing``, ``checks``.  The shell, built on the core's public names:
 ``creation``, ``devices``, ``more_rules`` (the rows of torch's other tensor functions:
-softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``math_rules`` and
+softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``sequence_rules`` (what
+recurrent layers and attention are built from), ``math_rules`` and
 ``index_rules`` (std, cumsum, remainders, det, topk, scatter, ...), ``functions`` (the
 ``al.*`` functions), ``tensor_methods`` (Tensor's other methods, installed last, then
 ``math_functions``', ``index_functions``', ``storage``'s and ``random``'s), ``formats``
@@ -42,6 +43,7 @@ from .functions import (absolute, amin, chunk, clamp_max, clamp_min, divide, eq,
                                less_equal, logical_xor, lt, masked_fill, movedim, moveaxis,
                                multiply, narrow, ne, not_equal, rsqrt, select, sort, split,
                                square, subtract, swapaxes, swapdims, true_divide)
+from .functions import unbind, unsafe_chunk, unsafe_split   # (sequence_rules.py: recurrent layers' pieces)
 from .dtypes import finfo, iinfo
 from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from . import dtypes, einsum_rules, math_rules, rules, more_rules
+from . import dtypes, einsum_rules, math_rules, rules, more_rules, sequence_rules  # noqa: F401  (registers its rows)
 from .checks import tensor_of, wrap_dim
 from .spellings import numpy_names, with_out
 from .tensor import Tensor
@@ -603,6 +603,18 @@ def movedim(input, source, destination):
 
 moveaxis = movedim
 swapaxes = swapdims = transpose
+
+
+def unbind(input, dim=0):
+    return _t(input).unbind(dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return _t(input).unsafe_chunk(chunks, dim)
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    return _t(tensor).unsafe_split(split_size, dim)
 
 
 def einsum(*args):

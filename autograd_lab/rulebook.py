@@ -208,12 +208,15 @@ def rule(name):
 
 def helpers():
     """{name: source} of the helper functions the rules call (``_unreduce(...)`` and
-    the like), each read from the module its row lives in, else from rules.py."""
+    the like), each read from the module its row lives in, else from rules.py, else from
+    the row module that made it (a row made by another module's function, as the
+    paddings' by layer_rules.linear_pair)."""
     found = {}
     for r in rules():
         module = _module(r.module)
         for name in re.findall(r"\b(_[a-z_]+)\(", " ".join(r.vjp + r.jvp)):
-            fn = getattr(module, name, None) or getattr(core_rules, name)
+            fn = getattr(module, name, None) or getattr(core_rules, name, None) or next(
+                vars(m)[name] for m in MODULES if name in vars(m))
             found.setdefault(name, inspect.getsource(fn))
     return dict(sorted(found.items()))
 

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from . import creation, devices, dtypes, engine, inplace, rules, recording, functions as F, more_rules, watch
+from . import sequence_rules
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
 from .tensor import Tensor, install
 from .userframe import user_level
@@ -482,6 +483,36 @@ class TensorMethods:
         return rules.permute(self, dims=tuple(order))
 
     moveaxis = movedim
+
+    # -- taken apart along a dimension, as recurrent layers do (sequence_rules.py) --------
+    def __iter__(self):
+        """``for row in x``: the rows, as torch takes them (x.unbind(0): UnbindBackward0)."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def unbind(self, dim=0):
+        """The slices along ``dim``, as a tuple (each UnbindBackward0)."""
+        if self.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        axis = wrap_dim(dim, self.ndim) % self.ndim
+        return tuple(sequence_rules.unbind(self, key=(slice(None),) * axis + (i,)) for i in range(self.shape[axis]))
+
+    def unsafe_split(self, split_size, dim=0):
+        """split's pieces, which torch does not track as views of this tensor."""
+        axis = wrap_dim(dim, self.ndim) % max(self.ndim, 1)
+        n = self.shape[axis]
+        if split_size == 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        return tuple(sequence_rules.unsafe_split(self, key=(slice(None),) * axis + (slice(a, a + split_size),))
+                     for a in (range(0, n, split_size) if n else [0]))
+
+    def unsafe_chunk(self, chunks, dim=0):
+        """chunk's pieces, which torch does not track as views of this tensor."""
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        n = self.shape[wrap_dim(dim, self.ndim)]
+        return self.unsafe_split(-(-n // chunks) if n else 1, dim)
 
 
 def _index_of(index, message):

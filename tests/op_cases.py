@@ -263,6 +263,42 @@ CASES = [
     ("celu_ in place", lambda a: al.nn.functional.celu(a * 1, 0.5, inplace=True), [(5,)], "apart"),
     ("a module's full backward hook", lambda a: (m := al.nn.Tanh(), m.register_full_backward_hook(lambda *h: None),
                                                  m(a))[2], [(3,)], None),
+    # the convolution family, padding, resizing and pixel shuffles (nn/layer_rules.py,
+    # nn/resampling_rules.py): a transposed convolution and its gradients (a convolution,
+    # recorded as ConvolutionBackwardBackward0); each map by taps and its adjoint
+    ("conv1d", lambda x, w: al.nn.functional.conv1d(x, w, stride=2, padding=1, dilation=2), [(2, 2, 7), (3, 2, 2)],
+     None),
+    ("conv_transpose2d", lambda x, w, b: al.nn.functional.conv_transpose2d(x, w, b, 2, 1, 1),
+     [(1, 2, 3, 3), (2, 3, 2, 2), (3,)], None),
+    ("conv_transpose2d_gradients", lambda g, x, w: al.cat([d.reshape(-1) for d in al.autograd.grad(
+        al.nn.functional.conv_transpose2d(x, w, stride=2), (x, w), g, create_graph=True)]),
+     [(1, 3, 6, 6), (1, 2, 3, 3), (2, 3, 2, 2)], None),
+    ("adaptive_avg_pool3d", lambda x: al.nn.functional.adaptive_avg_pool3d(x, (2, 1, 3)), [(1, 2, 3, 2, 4)], None),
+    ("pad_constant", lambda x: al.nn.functional.pad(x, (1, -1, 2, 0), value=0.5), [(2, 3, 4)], None),
+    ("pad_reflect", lambda x: al.nn.functional.pad(x, (2, 1, 1, 2), "reflect"), [(1, 2, 3, 4)], None),
+    ("pad_replicate_gradient", lambda g, x: al.autograd.grad(al.nn.functional.pad(x, (1, 2), "replicate"), x, g,
+                                                             create_graph=True)[0], [(2, 7), (2, 4)], None),
+    ("pad_circular", lambda x: al.nn.functional.pad(x, (1, 2), "circular"), [(2, 3, 4)], None),
+    ("interpolate_bilinear", lambda x: al.nn.functional.interpolate(x, scale_factor=1.5, mode="bilinear"),
+     [(1, 2, 3, 4)], None),
+    ("interpolate_bicubic_gradient", lambda g, x: al.autograd.grad(al.nn.functional.interpolate(
+        x, size=(4, 5), mode="bicubic", align_corners=True) ** 2, x, g, create_graph=True)[0],
+     [(1, 1, 4, 5), (1, 1, 3, 3)], None),
+    ("grid_sample", lambda x, g: al.nn.functional.grid_sample(x, g * 1.2, padding_mode="reflection",
+                                                              align_corners=False), [(1, 2, 3, 4), (1, 2, 3, 2)], None),
+    ("affine_grid", lambda t: al.nn.functional.affine_grid(t, (2, 1, 3, 2), align_corners=True), [(2, 2, 3)], None),
+    ("pixel_shuffle", lambda x: al.nn.functional.pixel_shuffle(x, 2), [(1, 8, 2, 3)], None),
+    ("pixel_unshuffle", lambda x: al.nn.functional.pixel_unshuffle(x, 2), [(1, 2, 4, 6)], None),
+    # what recurrent layers are built from (sequence_rules.py): slices by unbind and
+    # unsafe_chunk, an RNN's output transposed in place (batch_first), packed sequences
+    ("unbind", lambda a: al.stack(a.unbind(1)[::-1], 1), [(2, 3)], None),
+    ("unsafe_chunk", lambda a: a.unsafe_chunk(2, 1)[1], [(2, 4)], None),
+    ("rnn_batch_first", lambda x, wi, wh: al.func.functional_call(
+        al.nn.RNN(3, 2, bias=False, batch_first=True), {"weight_ih_l0": wi, "weight_hh_l0": wh}, (x,))[0],
+     [(2, 3, 3), (2, 3), (2, 2)], None),
+    ("pack_padded_sequence", lambda x: al.nn.utils.rnn.pack_padded_sequence(x, [3, 1]).data, [(3, 2, 2)], None),
+    ("scaled_dot_product_attention", lambda q, k, v: al.nn.functional.scaled_dot_product_attention(
+        q, k, v, is_causal=True), [(2, 3, 4), (2, 3, 4), (2, 3, 2)], None),
     ("sigmoid_layer", lambda W, b: (al.tensor([[0.0, 1.0]], dtype=al.float64)
                                     - al.sigmoid(W @ al.tensor([[0.1, 0.4], [0.2, 0.6], [0.3, 0.8]],
                                                                dtype=al.float64) + b)) ** 2,

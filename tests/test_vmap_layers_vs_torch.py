@@ -163,10 +163,10 @@ def test_the_adjoint_rows_under_vmap_match_a_loop():
     a batch equals one call per sample."""
     x, w, g = (al.tensor(a) for a in arrays([(B, 2, 4, 7, 6), (B, 6, 2, 3, 2), (B, 2, 6, 4, 6)], 4))
     geo = layer_rules.Geometry((2, 1), ((1, 1), (1, 1)), (1, 2), 2, (7, 6), (3, 2))
-    rows = [(lambda g, w: layer_rules.conv2d_input_grad(g, w, geo=geo), (g, w)),
-            (lambda g, w: layer_rules.conv2d_input_grad(g, w, geo=geo), (g, w[0])),
-            (lambda x, g: layer_rules.conv2d_weight_grad(x, g, geo=geo), (x, g)),
-            (lambda x, g: layer_rules.conv2d_weight_grad(x, g, geo=geo), (x[0], g))]
+    rows = [(lambda g, w: layer_rules.convolution_input_grad(g, w, geo=geo), (g, w)),
+            (lambda g, w: layer_rules.convolution_input_grad(g, w, geo=geo), (g, w[0])),
+            (lambda x, g: layer_rules.convolution_weight_grad(x, g, geo=geo), (x, g)),
+            (lambda x, g: layer_rules.convolution_weight_grad(x, g, geo=geo), (x[0], g))]
     pool = layer_rules.Geometry((2, 2), ((1, 1), (1, 1)), (1, 1), 1, (7, 6), (3, 3))
     index = func.vmap(lambda x: layer_rules.max_pool_index(x, geo=pool))(x)
     gp = al.tensor(arrays([(B, 2, 4, 4, 3)], 5)[0])

@@ -1517,4 +1517,101 @@ print(torch.pi, torch.isclose(torch.tensor(torch.pi).cos(), torch.tensor(-1.)))
 print(torch.arange(10) % 3, torch.tensor([8., 100.]).log2(), torch.tensor([8., 100.]).log10())
 print(torch.meshgrid(torch.arange(2), torch.arange(3), indexing="ij")[1])
 print(scores.masked_select(scores > 0.25), scores.new_zeros(2), scores.type_as(labels))
+
+
+# -- sequences, upsampling and attention (issue 48): learners' recurrent layers, packed
+#    batches, transposed convolutions, U-Net's upsampling, spatial transformers, attention --
+sequences = snippet("Sequence models, upsampling and attention")
+sequences("""
+import torch
+import torch.nn as nn
+torch.manual_seed(1)
+lstm = nn.LSTM(3, 3)                       # the LSTM tutorial: one step at a time, then at once
+inputs = [torch.randn(1, 3) for _ in range(5)]
+hidden = (torch.randn(1, 1, 3), torch.randn(1, 1, 3))
+for i in inputs:
+    out, hidden = lstm(i.view(1, 1, -1), hidden)
+inputs = torch.cat(inputs).view(len(inputs), 1, -1)
+hidden = (torch.randn(1, 1, 3), torch.randn(1, 1, 3))
+out, hidden = lstm(inputs, hidden)
+print(out.detach())          # (float32 on a CPU: torch's node is oneDNN's fused one, its name differs)
+print([h.detach() for h in hidden])
+""")
+sequences("""
+import torch
+import torch.nn as nn
+class CharRNN(nn.Module):                   # a name classifier, letters one-hot
+    def __init__(self, input_size, hidden_size, output_size):
+        super().__init__()
+        self.rnn = nn.RNN(input_size, hidden_size)
+        self.h2o = nn.Linear(hidden_size, output_size)
+        self.softmax = nn.LogSoftmax(dim=1)
+    def forward(self, line_tensor):
+        rnn_out, hidden = self.rnn(line_tensor)
+        return self.softmax(self.h2o(hidden[0]))
+letters = "abcdefghijklmnopqrstuvwxyz"
+def line_to_tensor(line):
+    tensor = torch.zeros(len(line), 1, len(letters))
+    for li, letter in enumerate(line):
+        tensor[li][0][letters.find(letter)] = 1
+    return tensor
+model = CharRNN(len(letters), 8, 3)
+output = model(line_to_tensor("albert"))
+print(output.shape, output.argmax(1).item())
+loss = nn.NLLLoss()(output, torch.tensor([2]))
+loss.backward()
+print(loss, model.rnn.weight_hh_l0.grad.norm())
+""")
+sequences("""
+import torch
+import torch.nn as nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
+seqs = [torch.randn(n, 4) for n in (2, 5, 3)]      # sentences of different lengths
+lengths = torch.tensor([len(s) for s in seqs])
+padded = pad_sequence(seqs, batch_first=True)
+print(padded.shape)
+gru = nn.GRU(4, 6, num_layers=2, batch_first=True, bidirectional=True)
+packed = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
+out, h_n = gru(packed)
+out, out_lengths = pad_packed_sequence(out, batch_first=True)
+print(out.shape, out_lengths, h_n.shape)
+print(out[0, 2:].abs().sum())            # the first sentence ended: padding
+final = torch.cat([h_n[-2], h_n[-1]], dim=1)
+print(final.shape, final.sum())
+""")
+sequences("""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+netG = nn.Sequential(                      # a DCGAN generator, small
+    nn.ConvTranspose2d(8, 4, 4, 1, 0, bias=False), nn.ReLU(True),
+    nn.ConvTranspose2d(4, 2, 4, 2, 1, bias=False), nn.ReLU(True),
+    nn.ConvTranspose2d(2, 1, 4, 2, 1, bias=False), nn.Tanh())
+noise = torch.randn(2, 8, 1, 1)
+fake = netG(noise)
+print(fake.shape, fake.grad_fn)
+up = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True)   # U-Net's up block
+x1, x2 = torch.randn(1, 2, 3, 3), torch.randn(1, 2, 7, 7)
+x1 = up(x1)
+diffY, diffX = x2.size()[2] - x1.size()[2], x2.size()[3] - x1.size()[3]
+x1 = F.pad(x1, [diffX // 2, diffX - diffX // 2, diffY // 2, diffY - diffY // 2])
+x = torch.cat([x2, x1], dim=1)
+print(x.shape, x1.grad_fn)
+print(nn.Conv1d(2, 3, 3, padding=1)(torch.randn(1, 2, 6)).shape)
+""")
+sequences("""
+import torch
+import torch.nn.functional as F
+theta = torch.tensor([[[0.8, -0.2, 0.1], [0.3, 0.9, -0.1]]], requires_grad=True)
+x = torch.arange(16.).view(1, 1, 4, 4)             # a spatial transformer's sampling
+grid = F.affine_grid(theta, x.size(), align_corners=False)
+y = F.grid_sample(x, grid, align_corners=False)
+print(y)
+y.sum().backward()
+print(theta.grad)
+q, k, v = torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 8)
+print(F.scaled_dot_product_attention(q, k, v).shape)
+mha = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+out, weights = mha(q, k, v)
+print(out.shape, weights.shape, weights.sum(-1))
 """)

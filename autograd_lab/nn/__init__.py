@@ -3,11 +3,25 @@ losses) in ``modules.py``, the functions behind them in ``functional.py``, the r
 linear, convolution and pooling layers in ``layer_rules.py``, of the losses in ``loss_rules.py``,
 initialisations in ``init.py``; the building blocks beyond them (activations,
 normalization, embedding, containers, hooks, lazy layers) each in a module named for
-them, and ``utils`` (gradient clipping)."""
+them, ``utils`` (gradient clipping; ``utils/rnn.py``: packed sequences); convolutions and poolings of
+any dimension (``convolution.py``), padding, resizing and grid sampling
+(``resampling*.py``), recurrent layers (``recurrent.py``), attention and the
+Transformer (``attention.py``)."""
 from . import functional, init
 from .modules import (AdaptiveAvgPool2d, AvgPool2d, BCELoss, BCEWithLogitsLoss, Conv2d, CrossEntropyLoss,
                       Dropout, Flatten, Identity, L1Loss, Linear, LogSoftmax, MaxPool2d, Module, MSELoss,
                       NLLLoss, Parameter, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+# the convolution family, resampling, recurrent layers and attention (issue 48)
+from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AvgPool1d, Conv1d, Conv3d, ConvTranspose1d,
+                      ConvTranspose2d, ConvTranspose3d, MaxPool1d)
+from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                        TransformerEncoder, TransformerEncoderLayer)
+from . import utils
+from .resampling_layers import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
+                                ConstantPad3d, PixelShuffle, PixelUnshuffle, ReflectionPad1d, ReflectionPad2d,
+                                ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, Upsample,
+                                UpsamplingBilinear2d, UpsamplingNearest2d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
 
 __all__ = ["functional", "init", "Module", "Parameter", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d",
            "AdaptiveAvgPool2d", "Dropout", "Flatten", "Identity", "Sequential", "ReLU", "Sigmoid", "Tanh",
@@ -33,3 +47,12 @@ __all__ += ["utils", "LeakyReLU", "GELU", "SiLU", "Mish", "SELU", "ELU", "CELU",
             "ParameterDict", "CosineSimilarity", "PairwiseDistance", "Dropout1d", "Dropout2d", "Dropout3d",
             "Embedding", "LazyLinear", "UninitializedParameter", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
             "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]
+
+__all__ += ["Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "MaxPool1d", "AvgPool1d",
+            "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
+            "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "PixelShuffle", "PixelUnshuffle", "ReflectionPad1d",
+            "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
+            "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+            "TransformerDecoderLayer"]

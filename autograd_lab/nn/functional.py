@@ -5,13 +5,19 @@ import warnings
 
 import numpy as np
 
-from .. import creation, dtypes, functions as _f, modes
+from .. import creation, dtypes, functions as _f, modes, sequence_rules
 from .. import rules as _rules
 from ..batching import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
 from ..inplace import in_place_method as _in_place_method
 from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t, wrap_dim as _wrap_dim
 from ..tensor import Tensor as _Tensor
-from . import activation_rules, embedding_rules, layer_rules, loss_rules, norm_rules
+from . import activation_rules, embedding_rules, layer_rules, loss_rules, masks, norm_rules
+# convolution and pooling (convolution.py); padding, resizing and pixel shuffles (resampling.py)
+from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, avg_pool1d,
+                          avg_pool2d, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+                          conv_transpose3d, max_pool1d, max_pool2d)
+from .resampling import (affine_grid, grid_sample, interpolate, pad, pixel_shuffle, pixel_unshuffle, upsample,
+                         upsample_bilinear, upsample_nearest)
 
 sigmoid = _f.sigmoid
 tanh = _f.tanh
@@ -215,6 +221,210 @@ def linear(input, weight, bias=None):
         rows = layer_rules.linear_node(bias, input.reshape(-1, input.shape[-1]), weight.t())
         return rows.reshape(*input.shape[:-1], rows.shape[-1])
     return input @ weight.t() + bias
+
+
+# -- attention: as torch's reference implementation computes it ---------------------------------
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(q kᵀ · scale + mask) v over the last two dimensions, scale 1/√E by default:
+    each query's output is the values averaged with weights from its similarity to each
+    key.  ``attn_mask``: bool (True: may attend) or float (added); ``is_causal``: each
+    position attends to itself and earlier ones.  A row where every key is masked gives
+    zeros, not NaN.  Computed as torch's reference ("math") implementation: torch on a CPU
+    runs a fused kernel for 4-d inputs (ScaledDotProductFlashAttentionForCpuBackward0) with
+    the same numbers."""
+    _attention_checks(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    if scale is None:
+        scale = 1 / math.sqrt(query.shape[-1])
+    factor = math.sqrt(abs(scale))                       # (torch scales q and k by √scale each)
+    q = query * (factor if scale >= 0 else 0.0 - factor)
+    attn = q @ (key.transpose(-2, -1) * factor)
+    if is_causal:                                        # the lower triangle may attend
+        attn_mask = _t(np.tril(np.ones((query.shape[-2], key.shape[-2]), dtype=bool)))
+    if attn_mask is not None:
+        if attn_mask.dtype == dtypes.bool_:              # where it may not: -inf
+            attn_mask = _t(np.where(attn_mask._data, 0.0, -np.inf).astype(query._data.dtype))
+        attn = attn + attn_mask
+    attn = sequence_rules.safe_softmax(attn, dim=(-1,))
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return attn @ value
+
+
+def _attention_checks(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
+    """torch's checks of scaled_dot_product_attention's arguments, in its words."""
+    q, k, v = (_cpp_type(t) for t in (query, key, value))
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {q} "
+                           f"key.dtype: {k} and value.dtype: {v} instead.")
+    if min(query.ndim, key.ndim, value.ndim) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (dtypes.bool_, dtypes.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_cpp_type(attn_mask)} and  "
+                           f"query.dtype: {q} instead.")
+    if not 0.0 <= dropout_p <= 1.0 and dropout_p > 0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if enable_gqa and query.ndim > 2 and key.shape[-3] != query.shape[-3]:
+        raise NotImplementedError("scaled_dot_product_attention(enable_gqa=True) with fewer key heads than query "
+                                  "heads (grouped-query attention) is not implemented in autograd_lab")
+    if not query.is_floating_point():
+        raise RuntimeError(f"expected scalar type Float but found {dtypes.scalar_type_name(query._data.dtype)}")
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """What nn.MultiheadAttention computes, for inputs (L, N, E) or (L, E), in torch's
+    steps: queries, keys and values projected (one matrix for all three), split into
+    ``num_heads`` heads, each head's attention, the heads joined and projected out.
+    Returns the output and, with ``need_weights``, the attention weights (averaged over
+    the heads unless ``average_attn_weights=False``)."""
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    key_padding_mask = masks.additive(key_padding_mask, "key_padding_mask", query.dtype,
+                                      None if attn_mask is None else attn_mask.dtype, "attn_mask")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None                                  # (scaled_dot_product_attention makes it)
+    else:
+        attn_mask = masks.additive(attn_mask, "attn_mask", query.dtype)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, use_separate_proj_weight,
+                             (q_proj_weight, k_proj_weight, v_proj_weight))
+    src_len = key.shape[0]
+    if attn_mask is not None:
+        attn_mask = masks.sized(attn_mask, (tgt_len, src_len), (bsz * num_heads, tgt_len, src_len))
+    if bias_k is not None and bias_v is not None:         # a learned key and value added to every sequence
+        k, v = _f.cat([k, bias_k.repeat(1, bsz, 1)]), _f.cat([v, bias_v.repeat(1, bsz, 1)])
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    elif (bias_k is None) != (bias_v is None):
+        raise AssertionError(f"{'bias_k' if bias_v is None else 'bias_v'} is set but "
+                             f"{'bias_v' if bias_v is None else 'bias_k'} is None")
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward's static_k and static_v are not implemented in "
+                                  "autograd_lab")
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)      # (N heads, L, head_dim)
+    k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    if add_zero_attn:                                    # a key and value of zeros added
+        zeros = creation.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)
+        k, v = _f.cat([k, zeros], dim=1), _f.cat([v, zeros], dim=1)
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
+            bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        q_scaled = q * math.sqrt(1.0 / float(q.shape[-1]))
+        weights = q_scaled @ k.transpose(-2, -1)
+        if attn_mask is not None:
+            weights = attn_mask + weights
+        weights = softmax(weights, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = (weights @ v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        return (out, weights) if batched else (out.squeeze(1), weights.squeeze(0))
+    if attn_mask is not None:
+        attn_mask = attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1 and attn_mask.ndim == 3 else \
+            attn_mask.view(bsz, num_heads, -1, src_len)
+    q, k, v = (t.view(bsz, num_heads, t.shape[1], head_dim) for t in (q, k, v))
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
+    return (out, None) if batched else (out.squeeze(1), None)
+
+
+def _cpp_type(t):
+    """A tensor's element type as torch's C++ messages name it (float, double, long int)."""
+    name = dtypes.scalar_type_name(t._data.dtype)
+    return {"Long": "long int", "Short": "short int", "Half": "c10::Half", "Byte": "unsigned char",
+            "Char": "signed char"}.get(name, name.lower())
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """torch's checks of attention's inputs' dimensions: batched (3-D) or not (2-D)."""
+    if query.ndim not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
+                             "tensor")
+    batched = query.ndim == 3
+    kind = "batched (3-D)" if batched else "unbatched (2-D)"
+    if key.ndim != query.ndim or value.ndim != query.ndim:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {query.ndim}-D but found "
+                             f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != query.ndim - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or {query.ndim - 1}-D "
+                             f"but found {key_padding_mask.ndim}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.ndim not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                                 f"{attn_mask.ndim}-D tensor instead")
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if not batched and attn_mask.ndim == 3 and tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"torch.Size({list(attn_mask.shape)})")
+    return batched
+
+
+def _in_projection(query, key, value, w, b, separate, qkv_weights):
+    """Queries, keys and values projected as torch does: one linear layer over the query
+    when the three are the same tensor (self-attention), split into three after; else
+    the query's rows of the weight, and the key's and value's."""
+    E = query.shape[-1]
+    if separate:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims torch.Size({list(key.shape[:2])}) do not match "
+                                 f"value's torch.Size({list(value.shape[:2])})")
+        biases = (None,) * 3 if b is None else b.chunk(3)
+        return tuple(linear(x, wx, bx) for x, wx, bx in zip((query, key, value), qkv_weights, biases))
+    if key.shape != value.shape:
+        raise AssertionError(f"key shape torch.Size({list(key.shape)}) does not match value shape "
+                             f"torch.Size({list(value.shape)})")
+    if key is value:
+        if query is key:
+            proj = linear(query, w, b)
+            proj = proj.view(*proj.shape[:-1], 3, E).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
+        kv = linear(key, w_kv, b_kv)
+        kv = kv.view(*kv.shape[:-1], 2, E).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return linear(query, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None,) * 3 if b is None else b.chunk(3)
+    return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -665,215 +875,3 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     if input.ndim not in (4, 5):
         _feature_dropout_warning("dropout3d", input.ndim, (4, 5), 3)
     return _unbatched_channel_dropout(input, p, training, inplace, input.ndim == 5)
-
-
-# -- convolution and pooling: torch's checks, then a row of layer_rules ---------------------------
-def _pair(value, name, dims=2, fn=None):
-    """An int or a sequence of ``dims`` ints, as a tuple of ``dims``; torch's words if not."""
-    if isinstance(value, (list, tuple)):
-        if len(value) == 1:
-            value = tuple(value) * dims
-        if len(value) != dims:
-            if fn is not None:
-                raise RuntimeError(fn)
-            raise RuntimeError(f"expected {name} to be a single integer value or a list of {dims} values to "
-                               f"match the convolution dimensions, but got {name}={list(value)}")
-        return tuple(int(v) for v in value)
-    return (int(value),) * dims
-
-
-def _size_text(shape):
-    return "[" + ", ".join(map(str, shape)) + "]"
-
-
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """A 2-D convolution (cross-correlation, as torch): input (N, C, H, W) or (C, H, W),
-    weight (O, C / groups, kh, kw); padding a number, a pair, "valid" or "same"."""
-    if input.ndim not in (3, 4):
-        raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-                           + _size_text(input.shape))
-    if input.ndim == 3:
-        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
-    dims = weight.ndim - 2
-    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
-    if dims != 2:
-        raise RuntimeError(f"expected stride to be a single integer value or a list of {dims} values to match "
-                           f"the convolution dimensions, but got stride={list(stride)}")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
-        if input.shape[0] == 1:                          # (torch takes another path for one image)
-            raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
-        raise RuntimeError("non-positive dilation is not supported")
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    pads = _conv_padding(padding, stride, dilation, weight.shape[2:])
-    _conv_checks(input, weight, bias, groups, pads, dilation)
-    geo = layer_rules.Geometry(stride, pads, dilation, groups, tuple(input.shape[2:]), tuple(weight.shape[2:]))
-    return layer_rules.conv2d(input, weight, bias, geo=geo)
-
-
-def _conv_padding(padding, stride, dilation, kernel):
-    """((top, bottom), (left, right)).  "same" pads d (k - 1) in all, the odd one at the end,
-    as torch does."""
-    if isinstance(padding, str):
-        if padding == "valid":
-            return (0, 0), (0, 0)
-        if padding != "same":
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if any(s != 1 for s in stride):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        total = [d * (k - 1) for d, k in zip(dilation, kernel)]
-        if any(t % 2 for t in total):
-            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
-                          "zero-padded copy of the input be created", UserWarning, stacklevel=3)
-        return tuple((t // 2, t - t // 2) for t in total)
-    pads = _pair(padding, "padding")
-    if any(p < 0 for p in pads):
-        raise RuntimeError("negative padding is not supported")
-    return tuple((p, p) for p in pads)
-
-
-def _conv_checks(input, weight, bias, groups, pads, dilation):
-    """torch's checks of dtypes and sizes, in its order and words."""
-    kinds = {input._data.dtype, weight._data.dtype}
-    if np.dtype(bool) in kinds:
-        raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
-    if input._data.dtype != weight._data.dtype:
-        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input._data.dtype)} but found "
-                           f"{dtypes.scalar_type_name(weight._data.dtype)}")
-    if bias is not None and bias._data.dtype != input._data.dtype:
-        raise RuntimeError(f"Input type ({dtypes.scalar_type_name(input._data.dtype).lower()}) and bias type "
-                           f"({dtypes.scalar_type_name(bias._data.dtype).lower()}) should be the same")
-    out_channels = weight.shape[0]
-    if out_channels % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-                           f"but got weight of size [{_size_text(weight.shape)}] instead")
-    if input.shape[1] != weight.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {_size_text(weight.shape)}, expected "
-                           f"input{_size_text(input.shape)} to have {weight.shape[1] * groups} channels, but got "
-                           f"{input.shape[1]} channels instead")
-    if bias is not None and tuple(bias.shape) != (out_channels,):
-        raise RuntimeError(f"Given weight of size {_size_text(weight.shape)}, expected bias to be 1-dimensional "
-                           f"with {out_channels} elements, but got bias of size {_size_text(bias.shape)} instead")
-    padded = [n + a + b for n, (a, b) in zip(input.shape[2:], pads)]
-    kernel = [d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:])]
-    if any(k > n for k, n in zip(kernel, padded)):
-        raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x {padded[1]}). Kernel size: "
-                           f"({kernel[0]} x {kernel[1]}). Kernel size can't be greater than actual input size")
-
-
-def _pool_geometry(name, input, kernel_size, stride, padding, dilation, ceil_mode):
-    """torch's checks of a pooling's arguments and input, in its order and words; the
-    Geometry of its windows (the right and bottom padding grow to hold ceil_mode's last
-    window)."""
-    kernel = _pair(kernel_size, "kernel_size", fn=f"{name}: kernel_size must either be a single int, or a "
-                                                   "tuple of two ints")
-    stride = kernel if stride is None or stride == [] or stride == () else _pair(
-        stride, "stride", fn=f"{name}: stride must either be omitted, a single int, or a tuple of two ints")
-    pad = _pair(padding, "padding", fn=f"{name}: padding must either be a single int, or a tuple of two ints")
-    dilation = _pair(dilation, "dilation", fn=f"{name}: dilation must be either a single int, or a tuple of "
-                                              "two ints")
-    if input._data.dtype == np.bool_:
-        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
-    sizes = input.shape[-2:] if input.ndim >= 2 else ()
-    out = []
-    for n, k, s, p, d in zip(sizes, kernel, stride, pad, dilation):
-        if s == 0:
-            raise RuntimeError("stride should not be zero")
-        if p < 0:
-            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-        if p > (d * (k - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                               f"kernel_size={k} and dilation={d}")
-        o = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
-        out.append(o - 1 if ceil_mode and (o - 1) * s >= n + p else o)
-    if min(kernel) <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}")
-    if min(stride) <= 0:
-        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
-    if min(dilation) <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
-                           f"dilationW: {dilation[1]}")
-    if input.ndim not in (3, 4) or 0 in input.shape[-3:]:
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:
-        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {pad[1]}, "
-                           f"padH = {pad[0]}, kW = {kernel[1]}, kH = {kernel[0]}")
-    if min(out) < 1:
-        c, h, w = input.shape[-3:]
-        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{out[0]}x{out[1]}). "
-                           "Output size is too small")
-    pads = tuple((p, max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
-                 for n, k, s, p, d, o in zip(sizes, kernel, stride, pad, dilation, out))
-    return layer_rules.Geometry(stride, pads, dilation, 1, tuple(sizes), kernel)
-
-
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """The largest entry of each window; with ``return_indices``, also where it is (h * W + w
-    in the input's plane), as torch."""
-    geo = _pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    index = layer_rules.max_pool_index(input, geo=geo)
-    out = layer_rules.max_pool2d(input, index, size=geo.size)
-    return (out, index) if return_indices else out
-
-
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
-    """The mean of each window: divided by the window's size, padding included (or not:
-    ``count_include_pad=False``), or by ``divisor_override``."""
-    if input.ndim < 3:
-        _wrap_dim(-3, input.ndim)                    # torch's IndexError
-    geo = _pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
-    if divisor_override is not None:
-        if divisor_override == 0:
-            raise RuntimeError("divisor must be not zero")
-        divisor = divisor_override
-    else:
-        h, w = (_window_counts(n, o, k, s, p, count_include_pad) for n, o, k, s, p in
-                zip(geo.size, _outputs(geo), geo.kernel, geo.stride, (pad[0] for pad in geo.padding)))
-        divisor = np.outer(h, w)
-    if input.is_floating_point():
-        divisor = np.asarray(divisor, input._data.dtype)
-    return layer_rules.avg_pool2d(input, geo=geo, divisor=divisor)
-
-
-def _outputs(geo):
-    return [(n + a + b - d * (k - 1) - 1) // s + 1 for n, (a, b), k, s, d in
-            zip(geo.size, geo.padding, geo.kernel, geo.stride, geo.dilation)]
-
-
-def _window_counts(n, out, k, s, p, count_include_pad):
-    """How many entries each window along one axis averages: up to the padding's end, or
-    (count_include_pad=False) the input's entries only."""
-    start = np.arange(out) * s - p
-    end = np.minimum(start + k, n + p)
-    if count_include_pad:
-        return end - start
-    return np.minimum(end, n) - np.maximum(start, 0)
-
-
-def adaptive_avg_pool2d(input, output_size):
-    """Average pooling to a given output size (None: the input's), each window from
-    floor(i n / out) to ceil((i + 1) n / out) as torch; to size 1, the mean."""
-    if isinstance(output_size, (list, tuple)):            # torch's checks, in its order
-        if input.ndim <= len(output_size):
-            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-        sizes = [n if o is None else int(o) for o, n in zip(output_size, input.shape[-len(output_size):])]
-    else:
-        sizes = [int(output_size)] * 2
-    if len(sizes) != 2:
-        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    if min(sizes) < 0:
-        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
-                           f"but received {{{sizes[0]}, {sizes[1]}}}")
-    if sizes == [1, 1]:                                   # torch takes the mean: MeanBackward1
-        return input.mean((-1, -2), keepdim=True)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_size_text(input.shape)}")
-    if not input.is_floating_point():
-        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for "
-                                  f"'{dtypes.scalar_type_name(input._data.dtype)}'")
-    dtype = input._data.dtype
-    rows, cols = (layer_rules.adaptive_weights(n, o, dtype) for n, o in zip(input.shape[-2:], sizes))
-    return layer_rules.adaptive_avg_pool2d(input, rows=rows, cols=cols)

@@ -26,43 +26,49 @@ batched (not the weights), the batch is folded into the images' dimension N, so 
 matrix product does it all; a batch of weights pairs up with its images in the
 matrix product's stack -- what torch's vmap gets from a convolution with groups=B.
 """
+import math
 from collections import namedtuple
 
 import numpy as np
 
 from .. import batching, rules
-from ..recording import Op, register
+from ..recording import Op, name_by_call, register
 from ..tensor import Tensor
 
 windows_of = np.lib.stride_tricks.sliding_window_view
 
-# What a convolution's three rows share: stride, padding as ((top, bottom), (left,
-# right)), dilation and groups, and the sizes of the input (H, W) and kernel (kh, kw).
+# What a convolution's rows share: stride, padding as ((before, after), ...) per spatial
+# dimension, dilation and groups, and the sizes of the input's spatial dimensions (H, W)
+# and of the kernel (kh, kw) -- one entry per spatial dimension, so the same rows do
+# conv1d, conv2d and conv3d (and the poolings, in two dimensions).
 Geometry = namedtuple("Geometry", "stride padding dilation groups size kernel")
 
 
 def windows(x, geo, fill=0):
-    """Every window of ``x`` (..., H, W), padded with ``fill``: a view (..., Ho, Wo, kh, kw)."""
-    (top, bottom), (left, right) = geo.padding
-    if top or bottom or left or right:
-        x = np.pad(x, [(0, 0)] * (x.ndim - 2) + [(top, bottom), (left, right)], constant_values=fill)
-    (kh, kw), (dh, dw), (sh, sw) = geo.kernel, geo.dilation, geo.stride
-    view = windows_of(x, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(-2, -1))
-    return view[..., ::sh, ::sw, ::dh, ::dw]
+    """Every window of ``x`` (..., H, W), padded with ``fill``: a view (..., Ho, Wo, kh, kw)
+    (one spatial dimension or three alike)."""
+    d = len(geo.kernel)
+    if any(b < 0 for _, b in geo.padding):            # (a transposed convolution's: see below)
+        x = x[(Ellipsis,) + tuple(slice(0, n + min(b, 0)) for (_, b), n in zip(geo.padding, geo.size))]
+    if any(a or b > 0 for a, b in geo.padding):
+        x = np.pad(x, [(0, 0)] * (x.ndim - d) + [(a, max(b, 0)) for a, b in geo.padding], constant_values=fill)
+    spans = tuple(dl * (k - 1) + 1 for k, dl in zip(geo.kernel, geo.dilation))
+    view = windows_of(x, spans, axis=tuple(range(-d, 0)))
+    return view[(Ellipsis,) + tuple(slice(None, None, s) for s in geo.stride + geo.dilation)]
 
 
 def spread(cols, geo, dtype):
     """The adjoint of :func:`windows`: add each window's entries (cols: (..., kh, kw, Ho,
     Wo)) back where they were read, and drop the padding.  One strided add per kernel
     position, each covering every window."""
-    (top, bottom), (left, right) = geo.padding
-    (H, W), (kh, kw), (dh, dw), (sh, sw) = geo.size, geo.kernel, geo.dilation, geo.stride
-    Ho, Wo = cols.shape[-2:]
-    out = np.zeros(cols.shape[:-4] + (H + top + bottom, W + left + right), dtype)
-    for i in range(kh):
-        for j in range(kw):
-            out[..., i * dh:i * dh + sh * (Ho - 1) + 1:sh, j * dw:j * dw + sw * (Wo - 1) + 1:sw] += cols[..., i, j, :, :]
-    return out[..., top:top + H, left:left + W]
+    d = len(geo.kernel)
+    outs = cols.shape[-d:]
+    out = np.zeros(cols.shape[:-2 * d] + tuple(n + a + max(b, 0) for n, (a, b) in zip(geo.size, geo.padding)), dtype)
+    for at in np.ndindex(*geo.kernel):
+        reach = tuple(slice(i * dl, i * dl + s * (o - 1) + 1, s)
+                      for i, dl, s, o in zip(at, geo.dilation, geo.stride, outs))
+        out[(Ellipsis,) + reach] += cols[(Ellipsis,) + at + (slice(None),) * d]
+    return out[(Ellipsis,) + tuple(slice(a, a + n) for (a, _), n in zip(geo.padding, geo.size))]
 
 
 def _lead(a, core):
@@ -93,14 +99,12 @@ def _folded(op, n, x, *others, ndim, **params):
     return rules.reshape(out, shape=lead + own[:1] + out.shape[1:])
 
 
-def _batch_linear_in(core):
-    """Batch rule of a row (x, w, ...) linear in x, x with ``core`` own dimensions, N
-    first: fold the batch into N when nothing else is batched; else ride in front."""
-    def fold_images(op, n, x, *others, **params):
-        if all(_unbatched(o, n) for o in others if isinstance(o, Tensor) or o is None):
-            return _folded(op, n, x, *others, ndim=core, **params)
-        return op(x, *others, **params)
-    return fold_images
+def _fold_images(op, n, x, *others, geo, **params):
+    """Batch rule of a convolution's row (x, w, ...) linear in x (N, C, H, W): fold the
+    batch into N when nothing else is batched; else ride in front."""
+    if all(_unbatched(o, n) for o in others if isinstance(o, Tensor) or o is None):
+        return _folded(op, n, x, *others, ndim=len(geo.kernel) + 2, geo=geo, **params)
+    return op(x, *others, geo=geo, **params)
 
 
 def _with_batch_axis(w, core):
@@ -166,90 +170,131 @@ def _columns(x, geo, images_last=False):
     """im2col: every window of x (..., N, C, H, W) in one copy, laid out as rows -- one
     per channel and kernel position (c, i, j), each the strided slab of x that position
     reads, so the copy moves whole rows: (..., N, C*kh*kw, Ho*Wo), or with
-    ``images_last`` (..., C*kh*kw, N*Ho*Wo) for the weight's gradient.  Also (Ho, Wo)."""
-    win = np.moveaxis(windows(x, geo), (-2, -1), (-4, -3))    # (..., N, C, kh, kw, Ho, Wo)
-    *lead, N, C, kh, kw, Ho, Wo = win.shape
+    ``images_last`` (..., C*kh*kw, N*Ho*Wo) for the weight's gradient.  Also (Ho, Wo).
+    (Any number of spatial dimensions d: the kernel's d and the outputs' d alike.)"""
+    d = len(geo.kernel)
+    win = windows(x, geo)                                 # (..., N, C, Ho, Wo, kh, kw)
+    win = np.moveaxis(win, tuple(range(-d, 0)), tuple(range(-2 * d, -d)))   # (..., N, C, kh, kw, Ho, Wo)
+    lead, (N, C), outs = win.shape[:-2 * d - 2], win.shape[-2 * d - 2:-2 * d], win.shape[-d:]
+    K, HW = C * math.prod(geo.kernel), math.prod(outs)
     if images_last:
-        win = np.moveaxis(win, -6, -3)                        # (..., C, kh, kw, N, Ho, Wo)
-        return win.reshape(*lead, C * kh * kw, N * Ho * Wo), (Ho, Wo)
-    return win.reshape(*lead, N, C * kh * kw, Ho * Wo), (Ho, Wo)
+        win = np.moveaxis(win, -2 * d - 2, -d - 1)         # (..., C, kh, kw, N, Ho, Wo)
+        return win.reshape(lead + (K, N * HW)), outs
+    return win.reshape(lead + (N, K, HW)), outs
 
 
 def _conv_forward(x, w, b=None, *, geo):
     """im2col: the weights as rows, times the windows as columns, per group."""
-    G, O = geo.groups, w.shape[-4]
-    cols, (Ho, Wo) = _columns(x, geo)                     # (..., N, C*kh*kw, Ho*Wo)
+    d, G = len(geo.kernel), geo.groups
+    O = w.shape[-d - 2]
+    cols, outs = _columns(x, geo)                         # (..., N, C*kh*kw, Ho*Wo)
     *lead, N, K, HW = cols.shape
     cols = cols.reshape(*lead, N, G, K // G, HW)
-    wm = w.reshape(_lead(w, 4) + (G, O // G, K // G))      # (..., G, O/G, C/G*kh*kw)
+    wm = w.reshape(_lead(w, d + 2) + (G, O // G, K // G))  # (..., G, O/G, C/G*kh*kw)
     out = _with_batch_axis(wm, 3) @ cols                  # (..., N, G, O/G, Ho*Wo)
-    out = out.reshape(out.shape[:-3] + (O, Ho, Wo))
-    if b is not None:
-        out = out + b.reshape(_lead(b, 1) + (1,) * (b.ndim > 1) + (O, 1, 1))
-    return out
+    out = out.reshape(out.shape[:-3] + (O,) + outs)
+    return out if b is None else out + _bias_shaped(b, d)
+
+
+def _bias_shaped(b, d):
+    """A bias (..., O) shaped to add to outputs (..., N, O, H, W)."""
+    return b.reshape(_lead(b, 1) + (1,) * (b.ndim > 1) + b.shape[-1:] + (1,) * d)
 
 
 def _conv_input_grad(g, w, *, geo):
     """d(conv)/d(input) applied to g: each output's gradient times the weights, spread
-    back over the window it read."""
-    G, (kh, kw), Cg = geo.groups, geo.kernel, w.shape[-3]
-    *lead, O, Ho, Wo = g.shape
-    gm = g.reshape(*lead, G, O // G, Ho * Wo)             # (..., N, G, O/G, HW)
-    wm = w.reshape(_lead(w, 4) + (G, O // G, Cg * kh * kw))            # (..., G, O/G, K)
+    back over the window it read.  (Also the transposed convolution's forward.)"""
+    d, G = len(geo.kernel), geo.groups
+    Cg, O, outs = w.shape[-d - 1], g.shape[-d - 1], g.shape[-d:]
+    gm = g.reshape(g.shape[:-d - 1] + (G, O // G, math.prod(outs)))          # (..., N, G, O/G, HW)
+    wm = w.reshape(_lead(w, d + 2) + (G, O // G, Cg * math.prod(geo.kernel)))   # (..., G, O/G, K)
     cols = _with_batch_axis(wm, 3).swapaxes(-1, -2) @ gm  # (..., N, G, C/G*kh*kw, HW)
-    cols = cols.reshape(cols.shape[:-3] + (G * Cg, kh, kw, Ho, Wo))
+    cols = cols.reshape(cols.shape[:-3] + (G * Cg,) + geo.kernel + outs)
     return spread(cols, geo, np.result_type(g, w))
 
 
 def _conv_weight_grad(x, g, *, geo):
     """d(conv)/d(weight) applied to g: gradients times windows, summed over the images
     and the output positions -- one matrix product per group."""
-    G, (kh, kw), O = geo.groups, geo.kernel, g.shape[-3]
+    d, G, O = len(geo.kernel), geo.groups, g.shape[-len(geo.kernel) - 1]
     cols, _ = _columns(x, geo, images_last=True)          # (..., C*kh*kw, N*Ho*Wo)
     *lead, K, NHW = cols.shape
     cols = cols.reshape(*lead, G, K // G, NHW)
-    gm = np.moveaxis(g, -4, -3).reshape(_lead(g, 4) + (G, O // G, NHW))   # (a view if N = 1)
+    gm = np.moveaxis(g, -d - 2, -d - 1).reshape(_lead(g, d + 2) + (G, O // G, NHW))   # (a view if N = 1)
     out = gm @ cols.swapaxes(-1, -2)                      # (..., G, O/G, C/G*kh*kw)
-    out.shape = out.shape[:-3] + (O, K // G // (kh * kw), kh, kw)   # (not a view: the walk
-    return out                                                      # keeps it, uncopied)
+    out.shape = out.shape[:-3] + (O, K // G // math.prod(geo.kernel)) + geo.kernel   # (not a view: the
+    return out                                                                    # walk keeps it, uncopied)
 
 
-def _bias_grad(g):
-    return rules.sum(g, dim=(-4, -2, -1))
+def _bias_grad(g, geo):
+    d = len(geo.kernel)
+    return rules.sum(g, dim=(-d - 2,) + tuple(range(-d, 0)))
 
 
-def _bias_tangent(t, y):
-    return rules.reshape(t, shape=t.shape[:-1] + (1,) * (t.ndim > 1) + (t.shape[-1], 1, 1))
+def _bias_tangent(t, geo):
+    return rules.reshape(t, shape=_bias_shaped(t, len(geo.kernel)).shape)
 
 
-# The three rows: conv2d, and the two halves of its derivative, each bilinear, so that the
-# derivative of each is made of the three (<gg, input_grad(g, w)> = <conv2d(gg, w), g>, ...)
-conv2d = Op("ConvolutionBackward0", _conv_forward,
-            vjp=(lambda g, y, x, w, b=None, *, geo: conv2d_input_grad(g, w, geo=geo),
-                 lambda g, y, x, w, b=None, *, geo: conv2d_weight_grad(x, g, geo=geo),
-                 lambda g, y, x, w, b=None, *, geo: _bias_grad(g)),
-            jvp=(lambda t, y, x, w, b=None, *, geo: conv2d(t, w, None, geo=geo),
-                 lambda t, y, x, w, b=None, *, geo: conv2d(x, t, None, geo=geo),
-                 lambda t, y, x, w, b=None, *, geo: _bias_tangent(t, y)),
-            saves="inputs")
+# The three rows: the convolution, and the two halves of its derivative, each bilinear,
+# so that the derivative of each is made of the three (<gg, input_grad(g, w)> =
+# <convolution(gg, w), g>, ...).  One set for conv1d, conv2d and conv3d: the geometry
+# says how many spatial dimensions there are.
+convolution = Op("ConvolutionBackward0", _conv_forward,
+                 vjp=(lambda g, y, x, w, b=None, *, geo: convolution_input_grad(g, w, geo=geo),
+                      lambda g, y, x, w, b=None, *, geo: convolution_weight_grad(x, g, geo=geo),
+                      lambda g, y, x, w, b=None, *, geo: _bias_grad(g, geo)),
+                 jvp=(lambda t, y, x, w, b=None, *, geo: convolution(t, w, None, geo=geo),
+                      lambda t, y, x, w, b=None, *, geo: convolution(x, t, None, geo=geo),
+                      lambda t, y, x, w, b=None, *, geo: _bias_tangent(t, geo)),
+                 saves="inputs")
 
-conv2d_input_grad = Op("ConvolutionBackwardBackward0", _conv_input_grad,
-                       vjp=(lambda gg, y, g, w, *, geo: conv2d(gg, w, None, geo=geo),
-                            lambda gg, y, g, w, *, geo: conv2d_weight_grad(gg, g, geo=geo)),
-                       jvp=(lambda t, y, g, w, *, geo: conv2d_input_grad(t, w, geo=geo),
-                            lambda t, y, g, w, *, geo: conv2d_input_grad(g, t, geo=geo)),
-                       saves="others")
+convolution_input_grad = Op("ConvolutionBackwardBackward0", _conv_input_grad,
+                            vjp=(lambda gg, y, g, w, *, geo: convolution(gg, w, None, geo=geo),
+                                 lambda gg, y, g, w, *, geo: convolution_weight_grad(gg, g, geo=geo)),
+                            jvp=(lambda t, y, g, w, *, geo: convolution_input_grad(t, w, geo=geo),
+                                 lambda t, y, g, w, *, geo: convolution_input_grad(g, t, geo=geo)),
+                            saves="others")
 
-conv2d_weight_grad = Op("ConvolutionBackwardBackward0", _conv_weight_grad,
-                        vjp=(lambda ww, y, x, g, *, geo: conv2d_input_grad(g, ww, geo=geo),
-                             lambda ww, y, x, g, *, geo: conv2d(x, ww, None, geo=geo)),
-                        jvp=(lambda t, y, x, g, *, geo: conv2d_weight_grad(t, g, geo=geo),
-                             lambda t, y, x, g, *, geo: conv2d_weight_grad(x, t, geo=geo)),
-                        saves="others")     # (a sum over N per sample)
+convolution_weight_grad = Op("ConvolutionBackwardBackward0", _conv_weight_grad,
+                             vjp=(lambda ww, y, x, g, *, geo: convolution_input_grad(g, ww, geo=geo),
+                                  lambda ww, y, x, g, *, geo: convolution(x, ww, None, geo=geo)),
+                             jvp=(lambda t, y, x, g, *, geo: convolution_weight_grad(t, g, geo=geo),
+                                  lambda t, y, x, g, *, geo: convolution_weight_grad(x, t, geo=geo)),
+                             saves="others")     # (a sum over N per sample)
+
+
+# -- transposed convolution: the convolution's input gradient as a layer ----------------------
+# conv_transpose2d(x, w) is d(conv2d)/d(input) applied to x: the same three bilinear maps,
+# in other places.  ``geo`` is the geometry of the convolution it transposes, whose input
+# is the transposed convolution's output.  output_padding adds entries after the end of
+# the output that the convolution's windows do not reach: the padding after each
+# dimension is padding - output_padding, negative where the output reaches beyond the
+# last window (``windows`` then crops, ``spread`` leaves those entries zero).
+def _conv_transpose_forward(x, w, b=None, *, geo):
+    out = _conv_input_grad(x, w, geo=geo)
+    return out if b is None else out + _bias_shaped(b, len(geo.kernel))
+
+
+conv_transpose = Op("ConvolutionBackward0", _conv_transpose_forward,
+                    vjp=(lambda g, y, x, w, b=None, *, geo: conv_transpose_input_grad(g, w, geo=geo),
+                         lambda g, y, x, w, b=None, *, geo: convolution_weight_grad(g, x, geo=geo),
+                         lambda g, y, x, w, b=None, *, geo: _bias_grad(g, geo)),
+                    jvp=(lambda t, y, x, w, b=None, *, geo: conv_transpose(t, w, None, geo=geo),
+                         lambda t, y, x, w, b=None, *, geo: conv_transpose(x, t, None, geo=geo),
+                         lambda t, y, x, w, b=None, *, geo: _bias_tangent(t, geo)),
+                    saves="inputs")
+
+# its input gradient is a convolution, recorded under the name of a convolution's gradient
+conv_transpose_input_grad = Op("ConvolutionBackwardBackward0", lambda g, w, *, geo: _conv_forward(g, w, geo=geo),
+                               vjp=(lambda gg, y, g, w, *, geo: convolution_input_grad(gg, w, geo=geo),
+                                    lambda gg, y, g, w, *, geo: convolution_weight_grad(g, gg, geo=geo)),
+                               jvp=(lambda t, y, g, w, *, geo: conv_transpose_input_grad(t, w, geo=geo),
+                                    lambda t, y, g, w, *, geo: conv_transpose_input_grad(g, t, geo=geo)),
+                               saves="others")
 
 
 # -- pooling: a linear map and its adjoint, each the other's derivative -----------------------
-def _linear_pair(name, forward, adjoint, saves, extras=0):
+def linear_pair(name, forward, adjoint, saves, extras=0):
     """Rows for a map linear in its one input, ``forward(x, **params)``, and its adjoint
     ``adjoint(g, **params)`` (the VJP): each row's rules are the other row.  The adjoint's
     row takes x too, as torch's backward of a pooling does (so that a gradient recorded
@@ -295,7 +340,7 @@ def _put(g, index, *, size):
 
 
 # max pooling picks the winners first (max_pool_index); this pair moves numbers and gradients
-max_pool2d, max_pool2d_backward = _linear_pair("MaxPool2DWithIndicesBackward0", _pick, _put, "inputs",
+max_pool2d, max_pool2d_backward = linear_pair("MaxPool2DWithIndicesBackward0", _pick, _put, "inputs",
                                                extras=1)
 
 
@@ -343,7 +388,7 @@ def _avg_adjoint(g, *, geo, divisor):
     return spread(cols, geo, g.dtype)
 
 
-avg_pool2d, avg_pool2d_backward = _linear_pair("AvgPool2DBackward0", _avg_forward, _avg_adjoint, "inputs")
+avg_pool2d, avg_pool2d_backward = linear_pair("AvgPool2DBackward0", _avg_forward, _avg_adjoint, "inputs")
 
 
 def adaptive_weights(size, out, dtype):
@@ -356,18 +401,32 @@ def adaptive_weights(size, out, dtype):
     return (inside / (end - start)[:, None]).astype(dtype)
 
 
-# adaptive average pooling is separable: rows averaged by one matrix, columns by another
-adaptive_avg_pool2d, adaptive_avg_pool2d_backward = _linear_pair(
-    "AdaptiveAvgPool2DBackward0",
-    lambda x, *, rows, cols: rows @ x @ cols.T,
-    lambda g, *, rows, cols: rows.T @ g @ cols,
+def along_axes(x, *, mats):
+    """x's last ``len(mats)`` dimensions each multiplied by its matrix (mats[i]: (out, in)
+    for dimension i of them): a map that acts on each dimension separately."""
+    d = len(mats)
+    for i, m in enumerate(mats):
+        x = np.moveaxis(m @ np.moveaxis(x, i - d, -2), -2, i - d)
+    return x
+
+
+# adaptive average pooling is separable: each spatial dimension averaged by its matrix
+adaptive_avg_pool, adaptive_avg_pool_backward = linear_pair(
+    "AdaptiveAvgPool2DBackward0", along_axes,
+    lambda g, *, mats: along_axes(g, mats=tuple(m.T for m in mats)),
     "inputs")
+name_by_call({
+    adaptive_avg_pool: lambda args, p: "AdaptiveAvgPool3DBackward0" if len(p["mats"]) == 3 else
+    "AdaptiveAvgPool2DBackward0",
+    adaptive_avg_pool_backward: lambda args, p: "AdaptiveAvgPool3DBackwardBackward0" if len(p["mats"]) == 3 else
+    "AdaptiveAvgPool2DBackwardBackward0",
+})
 
 
 register(globals())
 # -- their batch rules (al.vmap) ----------------------------------------------------------------
 batching.register(_batch_addmm, *addmm_rows.values())
-batching.register(_batch_linear_in(4), conv2d, conv2d_input_grad)
-batching.register(in_front, conv2d_weight_grad,     # (a sum over N per sample)
+batching.register(_fold_images, convolution, convolution_input_grad, conv_transpose, conv_transpose_input_grad)
+batching.register(in_front, convolution_weight_grad,     # (a sum over N per sample)
                   max_pool2d, max_pool2d_backward, avg_pool2d, avg_pool2d_backward,
-                  adaptive_avg_pool2d, adaptive_avg_pool2d_backward, max_pool_index)
+                  adaptive_avg_pool, adaptive_avg_pool_backward, max_pool_index)

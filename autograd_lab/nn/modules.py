@@ -499,64 +499,163 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
-def _pair(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+def _ntuple(v, n):
+    """kernel_size=3 as (3, 3) (n = 2), a sequence as a tuple, as torch's _pair/_triple."""
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
 
 
-class Conv2d(Module):
-    """A 2-D convolution layer: weight (out, in / groups, kh, kw) and bias (out), initialised
-    as torch does; padding a number, a pair, "valid" or "same"."""
+class _ConvNd(Module):
+    """What Conv1d/2d/3d and ConvTranspose1d/2d/3d share: their settings, checked in
+    torch's words, a weight (out, in / groups, *kernel) -- (in, out / groups, *kernel)
+    when transposed -- and a bias (out), initialised as torch does."""
+    dims, transposed = 2, False
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                 padding_mode, output_padding=0, device=None, dtype=None):
         super().__init__()
         devices.check(device)
+        n = self.dims
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
         if in_channels % groups:
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
-        kernel_size, stride, dilation = _pair(kernel_size), _pair(stride), _pair(dilation)
+        kernel_size, stride, dilation = _ntuple(kernel_size, n), _ntuple(stride, n), _ntuple(dilation, n)
         if isinstance(padding, str):
             if padding not in ("same", "valid"):      # (a set, printed in the order torch's prints in)
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of { {'same', 'valid'} }")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         else:
-            padding = _pair(padding)
+            padding = _ntuple(padding, n)
         modes = {"zeros", "reflect", "replicate", "circular"}       # (a set literal, as torch's)
         if padding_mode not in modes:
             raise ValueError(f"padding_mode must be one of {modes}, but got padding_mode='{padding_mode}'")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"autograd_lab's Conv2d pads with zeros only, not padding_mode='{padding_mode}'")
+        if self.transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
-        self.transposed, self.output_padding, self.padding_mode = False, (0, 0), padding_mode
-        self.weight = Parameter(creation.empty(out_channels, in_channels // groups, *kernel_size, dtype=dtype))
+        self.output_padding, self.padding_mode = _ntuple(output_padding, n), padding_mode
+        self._reversed_padding_repeated_twice = self._padding_for_mode()
+        shape = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(creation.empty(*shape, *kernel_size, dtype=dtype))
         if bias:
             self.bias = Parameter(creation.empty(out_channels, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
-        fan_in_uniform(self, self.in_channels // self.groups * math.prod(self.kernel_size))
+    def _padding_for_mode(self):
+        """F.pad's list (last dimension first, each side) that a padding_mode other than
+        zeros pads the input with before a convolution without padding."""
+        if self.padding == "valid":
+            return [0, 0] * self.dims
+        if self.padding == "same":
+            pads = []
+            for d, k in zip(reversed(self.dilation), reversed(self.kernel_size)):
+                total = d * (k - 1)
+                pads += [total // 2, total - total // 2]
+            return pads
+        return [p for p in reversed(self.padding) for _ in range(2)]
 
-    def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    def reset_parameters(self):
+        fan_in_uniform(self, self.weight.shape[1] * math.prod(self.kernel_size))
 
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * len(self.padding):
             s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
+        if self.dilation != (1,) * self.dims:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self.dims:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
+
+
+class _Conv(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input):
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self.dims - 1]
+        if self.padding_mode != "zeros":              # padded first, as torch does
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv1d(_Conv):
+    """A 1-D convolution layer (over sequences: input (N, C, L))."""
+    dims = 1
+
+
+class Conv2d(_Conv):
+    """A 2-D convolution layer: weight (out, in / groups, kh, kw) and bias (out), initialised
+    as torch does; padding a number, a pair, "valid" or "same"; padding_mode "zeros",
+    "reflect", "replicate" or "circular"."""
+    dims = 2
+
+
+class Conv3d(_Conv):
+    """A 3-D convolution layer (over volumes or clips: input (N, C, D, H, W))."""
+    dims = 3
+
+
+class _ConvTranspose(_ConvNd):
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, output_padding, device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self.dims - 1]
+        extra = self._output_padding(input, output_size)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, extra, self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        """output_padding, or what makes the output ``output_size`` (torch's checks)."""
+        if output_size is None:
+            return self.output_padding
+        n = self.dims
+        lead = 2 if input.ndim == n + 2 else 1
+        if len(output_size) == lead + n:
+            output_size = output_size[lead:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.ndim}D input, output_size must have {n} or {lead + n} "
+                             f"elements (got {len(output_size)})")
+        low = [(input.shape[d + lead] - 1) * s - 2 * p + dl * (k - 1) + 1 for d, (s, p, dl, k) in
+               enumerate(zip(self.stride, self.padding, self.dilation, self.kernel_size))]
+        high = [m + s - 1 for m, s in zip(low, self.stride)]
+        if any(not lo <= size <= hi for size, lo, hi in zip(output_size, low, high)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {low} to "
+                             f"{high} (for an input of torch.Size({list(input.shape[2:])}))")
+        return tuple(size - lo for size, lo in zip(output_size, low))
+
+
+class ConvTranspose1d(_ConvTranspose):
+    """A transposed 1-D convolution layer: conv1d's gradient with respect to its input."""
+    dims = 1
+
+
+class ConvTranspose2d(_ConvTranspose):
+    """A transposed 2-D convolution layer (upsampling with learned weights): weight (in,
+    out / groups, kh, kw)."""
+    dims = 2
+
+
+class ConvTranspose3d(_ConvTranspose):
+    dims = 3
 
 
 class MaxPool2d(Module):
@@ -601,6 +700,42 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class MaxPool1d(MaxPool2d):
+    """Max pooling of sequences (N, C, L)."""
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool1d(Module):
+    """Average pooling of sequences (N, C, L)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, 1)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
+        self.padding = _ntuple(padding, 1)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class Dropout(Module):

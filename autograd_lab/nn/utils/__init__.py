@@ -1,8 +1,10 @@
 """``al.nn.utils``, as ``torch.nn.utils``: clipping gradients before an optimizer step
-(``clip_grad.py``) and moving parameters to and from one flat vector
-(``convert_parameters.py``)."""
+(``clip_grad.py``), moving parameters to and from one flat vector
+(``convert_parameters.py``), and ``rnn`` (packing sequences of different lengths for the
+recurrent layers)."""
+from . import rnn
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
-__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["rnn", "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
