@@ -1417,6 +1417,7 @@ optimizer.step()
 print(round(loss.item(), 5), features["hidden"].shape)
 print(torch.allclose(policy[0].bias, target[0].bias), target[0].bias.requires_grad)
 print(round((policy(states) - target(states)).abs().max().item(), 5))
+""")
 
 
 # -- Learners' code with torch's other tensor operations (issue 48; usage/MISSING.md) ---------
@@ -1517,6 +1518,7 @@ print(torch.pi, torch.isclose(torch.tensor(torch.pi).cos(), torch.tensor(-1.)))
 print(torch.arange(10) % 3, torch.tensor([8., 100.]).log2(), torch.tensor([8., 100.]).log10())
 print(torch.meshgrid(torch.arange(2), torch.arange(3), indexing="ij")[1])
 print(scores.masked_select(scores > 0.25), scores.new_zeros(2), scores.type_as(labels))
+""")
 
 
 # -- sequences, upsampling and attention (issue 48): learners' recurrent layers, packed
