@@ -53,6 +53,35 @@ REVERSE_OVER_FORWARD = (
     "Write it as jacfwd(jacrev(f)) or jacrev(jacrev(f)).")
 
 _reverse_depth = [0]      # > 0 while a reverse-mode transform evaluates the user's function
+_transforming = [0]       # > 0 while a transform of this module (or vmap) evaluates it
+_tangent_batches = [0]    # > 0 while a forward pass carries a batch of tangents (jacfwd)
+
+
+class _Counting:
+    """Counts itself in ``counter`` while it is entered."""
+
+    def __init__(self, counter, on=True):
+        self.counter, self.on = counter, on
+
+    def __enter__(self):
+        self.counter[0] += self.on
+
+    def __exit__(self, *exc):
+        self.counter[0] -= self.on
+        return False
+
+
+def transforms_active():
+    """Whether the user's function is being run by a transform (vmap, grad, vjp, jvp,
+    jacrev, jacfwd, hessian): torch's "functorch transforms are active", under which a
+    custom autograd.Function must have ``setup_context``."""
+    return _transforming[0] > 0 or batching.active()
+
+
+def vmap_live():
+    """Whether torch would run the user's function under vmap here: inside al.vmap, and
+    in jacfwd's forward pass, whose batch of one-hot tangents torch sends through vmap."""
+    return batching.active() or _tangent_batches[0] > 0
 
 
 # -- forward mode: the core every forward-mode helper uses ---------------------------------
@@ -66,7 +95,7 @@ def forward_pass(func, primals, tangents):
     return run_level(func, primals, tangents)[0]
 
 
-def run_level(func, primals, tangents):
+def run_level(func, primals, tangents, transform=False, batched=False):
     """Open a forward-mode level and call ``func(*duals)`` in it, tangents pushed through
     every operation.  Returns ``(output, level)``: read the outputs' tangents with
     ``tangent_of(out, lead, level)``.  At the outermost level (``level`` None) tangents
@@ -97,7 +126,8 @@ def run_level(func, primals, tangents):
         for d in duals:
             if isinstance(d, tuple):
                 forward_mode.give(d[0], level, d[1])
-        return func(*[d[0] if isinstance(d, tuple) else d for d in duals]), level
+        with _Counting(_transforming, transform), _Counting(_tangent_batches, batched):
+            return func(*[d[0] if isinstance(d, tuple) else d for d in duals]), level
     finally:
         forward_mode.leave(level)
 
@@ -170,7 +200,7 @@ class Tracking:
 def _call_reverse(func, args):
     if not getattr(func, "_al_internal", False):    # another transform: its own call counts
         count("forward")
-    with Tracking():
+    with Tracking(), _Counting(_transforming):
         return func(*args)
 
 
@@ -301,7 +331,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         return _batched_jvp(func, primals, tangents, has_aux)
     ts = [check_tangent(p, t) for p, t in zip(primals, tangents)]
     nested = bool(state.forward_level)    # inside another level: keep its tangents
-    out, level = run_level(func, primals, tangents if nested else ts)
+    out, level = run_level(func, primals, tangents if nested else ts, transform=True)
     keep = (lambda t: t) if nested else _plain
     out, aux = _split_aux(out, has_aux, where, keep)
     is_tuple, outs = _outputs(out, where)
@@ -574,7 +604,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         tangents = [None] * len(args)
         for a, b in zip(nums, basis):
             tangents[a] = check_tangent(args[a], b, batched=True)
-        out, level = run_level(func, args, tangents)
+        out, level = run_level(func, args, tangents, transform=True, batched=True)
         nested = level is not None        # inside another level: keep its tangents
         out, aux = _split_aux(out, has_aux, where, (lambda t: t) if nested else _plain)
         is_tuple, outs = _outputs(out, where)
@@ -666,7 +696,9 @@ def _batched_jvp(func, primals, tangents, has_aux):
         return func(*[batching.wrap(d, levels) for d in duals])
     batched_view._al_internal = getattr(func, "_al_internal", False)
     with batching.hidden(extra):          # carried by the tangents, not by batched tensors
-        out = forward_pass(batched_view, phys, ts)
+        if state.forward_level:
+            raise RuntimeError(NESTED_FORWARD)
+        out = run_level(batched_view, phys, ts, transform=True, batched=bool(extra))[0]
     out, aux = _split_aux(out, has_aux, where, lambda t: batching.wrap(_plain(batching.physical(t, levels)), levels))
     is_tuple, outs = _outputs(out, where)
     outs = [batching.physical(o, levels) for o in outs]

@@ -92,6 +92,8 @@ class InPlaceMethods:
     def _overwrite(self, result):
         """Write ``result``, computed from this tensor as it is, into its memory, and make
         result's node this tensor's history -- or, through a view, the base's."""
+        if type(result) is not Tensor:    # batched (vmap), into a tensor that is not
+            result._written_into(self)
         node, base, have, got = result._grad_fn, self._base, self._data, result._data
         if base is not None:
             self._check_view(node is not None)
@@ -142,6 +144,8 @@ class InPlaceMethods:
         """Write ``value`` at ``key``: x[key] = v, fill_, zero_, copy_, masked_fill_.  Through
         a view the write goes into the base, where torch records it (CopySlices)."""
         self._check_inplace()
+        if isinstance(value, Tensor) and type(value) is not Tensor:
+            value._written_into(self)     # batched (vmap), into a tensor that is not
         recorded = _tracked(self) or _tracked(value)
         if self._base is not None:
             self._check_view(recorded)
