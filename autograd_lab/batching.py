@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from . import rules
+from . import inplace, rules
 from .checks import wrap_dim
 from .recording import ROWS
 from .modes import state
@@ -36,6 +36,8 @@ from .tensor import Tensor
 __all__ = ["vmap", "BatchedTensor"]
 
 _stack = []                 # active levels, outermost first: [level, batch size, randomness]
+transforms = []             # the transforms running the user's function, outermost first:
+                            # "vmap", "grad" (grad, vjp, jacrev), "jvp" (jvp, jacfwd)
 _numbers = itertools.count(1)
 _warned = set()             # ops whose per-sample fallback has been announced
 
@@ -117,11 +119,15 @@ class BatchedTensor(Tensor):
 
     @property
     def grad_fn(self):
-        return self._phys.grad_fn
+        """As torch shows a tensor inside vmap: None where vmap is the innermost transform
+        (grad(vmap(f)): the history is the whole batch's), its batch's where a grad
+        transform runs inside it (vmap(grad(f)))."""
+        return None if _vmap_innermost() else self._phys.grad_fn
 
     @property
     def requires_grad(self):
-        return self._phys.requires_grad
+        """As torch says of a tensor inside vmap (see grad_fn)."""
+        return self._phys.requires_grad and not _vmap_innermost()
 
     @requires_grad.setter
     def requires_grad(self, flag):
@@ -133,19 +139,27 @@ class BatchedTensor(Tensor):
 
     # -- in-place writes: the out-of-place result, batched, written into the whole batch --
     def _check_inplace(self):
-        self._phys._check_inplace()
+        inplace.check_writable(self._phys)
 
-    def _overwrite(self, result):
+    def _overwrite(self, result, count=1):
         """An in-place method's result (inplace.py computed it with the batch rules) written
         into this batch: its physical tensor takes the numbers and the history."""
         if any(lvl not in self._levels for lvl in levels_of(result)):
             raise RuntimeError(INPLACE_MORE)
-        self._phys._overwrite(physical(result, self._levels))
+        inplace.overwrite(self._phys, physical(result, self._levels), count)
         return self
 
     def _put(self, op, value, key=(Ellipsis,)):
-        self._check_inplace()
-        return self._overwrite(op(self, value, key=key))
+        inplace.check_writable(self._phys)
+        if any(lvl not in self._levels for lvl in levels_of(value)):
+            raise RuntimeError(INPLACE_MORE)
+        inplace.overwrite(self._phys, physical(op(self, value, key=key), self._levels))
+        return self
+
+    def masked_fill_(self, mask, value):
+        """(inplace.py's reads the mask's numbers: here the out-of-place one, written.)"""
+        inplace.check_writable(self._phys)
+        return self._overwrite(self.masked_fill(mask, value))
 
     def _written_into(self, plain):
         """inplace.py: a batched value cannot be written into a tensor that is not."""
@@ -190,6 +204,10 @@ class BatchedTensor(Tensor):
     def __repr__(self):
         inner = repr(self._phys).replace("\n", "\n    ")
         return f"BatchedTensor(lvl={self._levels[-1]}, bdim=0, value=\n    {inner}\n)"
+
+
+def _vmap_innermost():
+    return bool(transforms) and transforms[-1] == "vmap"
 
 
 def _refuse_writes():
@@ -701,7 +719,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         before = state.batching
         state.batching = _run
         try:
-            out = func_(*_rebuild(spec, batched), **kwargs)
+            with transform("vmap"):
+                out = func_(*_rebuild(spec, batched), **kwargs)
         finally:
             _stack.pop()
             state.batching = before
@@ -902,6 +921,19 @@ def levels_of(*xs):
         if is_batched(x):
             found.update(x._levels)
     return tuple(sorted(found))
+
+
+@contextlib.contextmanager
+def transform(kind):
+    """While a transform (``kind``; None: none) runs the user's function: see ``transforms``."""
+    if kind is None:
+        yield
+        return
+    transforms.append(kind)
+    try:
+        yield
+    finally:
+        transforms.pop()
 
 
 # -- what a custom autograd.Function needs of vmap (autograd/function.py) --------------------

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from . import engine, forward_mode
+from . import engine, forward_mode, watch
 from .modes import count, state
 from .nn.stateless import functional_call, stack_module_state
 from .tensor import Tensor
@@ -53,7 +53,6 @@ REVERSE_OVER_FORWARD = (
     "Write it as jacfwd(jacrev(f)) or jacrev(jacrev(f)).")
 
 _reverse_depth = [0]      # > 0 while a reverse-mode transform evaluates the user's function
-_transforming = [0]       # > 0 while a transform of this module (or vmap) evaluates it
 _tangent_batches = [0]    # > 0 while a forward pass carries a batch of tangents (jacfwd)
 
 
@@ -75,7 +74,7 @@ def transforms_active():
     """Whether the user's function is being run by a transform (vmap, grad, vjp, jvp,
     jacrev, jacfwd, hessian): torch's "functorch transforms are active", under which a
     custom autograd.Function must have ``setup_context``."""
-    return _transforming[0] > 0 or batching.active()
+    return bool(batching.transforms) or batching.active()
 
 
 def vmap_live():
@@ -126,7 +125,7 @@ def run_level(func, primals, tangents, transform=False, batched=False):
         for d in duals:
             if isinstance(d, tuple):
                 forward_mode.give(d[0], level, d[1])
-        with _Counting(_transforming, transform), _Counting(_tangent_batches, batched):
+        with batching.transform("jvp" if transform else None), _Counting(_tangent_batches, batched):
             return func(*[d[0] if isinstance(d, tuple) else d for d in duals]), level
     finally:
         forward_mode.leave(level)
@@ -197,10 +196,12 @@ class Tracking:
         return False
 
 
-def _call_reverse(func, args):
+def _call_reverse(func, args, level):
+    """Run the user's function for a reverse-mode transform; ``level`` (any object) stands
+    for this transform: its hooks run in its own walk (:func:`_grads`), as in torch."""
     if not getattr(func, "_al_internal", False):    # another transform: its own call counts
         count("forward")
-    with Tracking(), _Counting(_transforming):
+    with Tracking(), batching.transform("grad"), watch.at_level(watch.transform_level, level):
         return func(*args)
 
 
@@ -291,13 +292,15 @@ def _zeros_for(x, lead=()):
     return Tensor._make(np.zeros(tuple(lead) + x.shape, x._data.dtype))
 
 
-def _grads(outs, leaves, seeds, create_graph, batched=False, lead=()):
-    """engine.grad over the outputs that require grad; zeros where no path exists."""
+def _grads(outs, leaves, seeds, create_graph, batched=False, lead=(), level=None):
+    """engine.grad over the outputs that require grad; zeros where no path exists.  The
+    walk of the transform ``level`` (see _call_reverse)."""
     pairs = [(o, s) for o, s in zip(outs, seeds) if o.requires_grad]
     if not pairs:
         return [_zeros_for(x, lead) for x in leaves]
-    got = engine.grad([o for o, _ in pairs], leaves, [s for _, s in pairs], retain_graph=True,
-                      create_graph=create_graph, allow_unused=True, is_grads_batched=batched)
+    with watch.at_level(watch.walk_level, level):
+        got = engine.grad([o for o, _ in pairs], leaves, [s for _, s in pairs], retain_graph=True,
+                          create_graph=create_graph, allow_unused=True, is_grads_batched=batched)
     return [g if g is not None else _zeros_for(x, lead) for g, x in zip(got, leaves)]
 
 
@@ -386,7 +389,8 @@ def vjp(func, *primals, has_aux=False):
     prepared = [_reverse_leaf(batching.physical(p, levels)) for p in primals]
     leaves = [x for x, _ in prepared]
     nested = any(n for _, n in prepared) or bool(state.forward_level)
-    out = _call_reverse(func, [batching.wrap(x, levels) for x in leaves])
+    level = object()                    # (this transform, for its hooks)
+    out = _call_reverse(func, [batching.wrap(x, levels) for x in leaves], level)
 
     def done(t):
         return batching.wrap(finish(batching.physical(t, levels), nested), levels)
@@ -403,13 +407,13 @@ def vjp(func, *primals, has_aux=False):
         extra = tuple(lvl for lvl in batching.levels_of(*cots) if lvl not in levels)
         if not extra:
             grads = _grads(physical, leaves, [batching.physical(c, levels) for c in cots],
-                           create_graph=nested)
+                           create_graph=nested, level=level)
             return tuple(batching.wrap(finish(g, nested), levels) for g in grads)
         # vmap over the backward: the levels added since, as one batch of seeds, one walk
         seeds = [batching.in_front(c, extra, levels) for c in cots]
         sizes = seeds[0][1]
         grads = _grads(physical, leaves, [s for s, _ in seeds], create_graph=nested,
-                       batched=True, lead=(math.prod(sizes),))
+                       batched=True, lead=(math.prod(sizes),), level=level)
         return tuple(batching.from_front(finish(g, nested), extra, sizes, levels) for g in grads)
 
     value = tuple(batching.wrap(finish(o, nested), levels) for o in physical)
@@ -448,11 +452,13 @@ def grad_and_value(func, argnums=0, has_aux=False):
             return _batched_grad_and_value(func, argnums, has_aux, args)
         nums = _check_transform_args(args, argnums, trees=True)
         args, nested = _reverse_args(args, nums)
-        out = _call_reverse(func, args)
+        level = object()
+        out = _call_reverse(func, args, level)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
         _check_scalar(out, where)
         leaves = [x for a in nums for x in _leaves(args[a])]
-        got = iter([finish(g, nested) for g in _grads((out,), leaves, (None,), create_graph=nested)])
+        got = iter([finish(g, nested) for g in _grads((out,), leaves, (None,), create_graph=nested,
+                                                      level=level)])
         gs = tuple(_tree_map(lambda _: next(got), args[a]) for a in nums)   # shaped as the argument
         g = gs[0] if isinstance(argnums, int) else gs
         value = finish(out, nested)
@@ -568,12 +574,14 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         nums = _check_transform_args(args, argnums)
         args, nested = _reverse_args(args, nums)
         leaves = [args[a] for a in nums]
-        out = _call_reverse(func, args)
+        level = object()
+        out = _call_reverse(func, args, level)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
         is_tuple, outs = _outputs(out, where)
         seeds, sizes = _basis(outs)
         total = sum(sizes)
-        grads = _grads(outs, leaves, seeds, create_graph=nested, batched=True, lead=(total,))
+        grads = _grads(outs, leaves, seeds, create_graph=nested, batched=True, lead=(total,),
+                       level=level)
         jac, start = [], 0
         for o, k in zip(outs, sizes):
             row = tuple(finish(g[start:start + k].reshape(o.shape + x.shape), nested)

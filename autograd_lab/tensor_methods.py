@@ -29,7 +29,7 @@ class TensorMethods:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         node = recording.edge(self)           # a leaf's hooks live on its AccumulateGrad node
-        return watch.RemovableHandle(watch.hooks_of(node).tensor, hook)
+        return watch.RemovableHandle(watch.hooks_of(node).tensor, watch.of_its_level(hook))
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` with this leaf once a backward has accumulated its

@@ -59,7 +59,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import batching, func, rules
+from .. import batching, func, inplace, rules
 from ..batching import is_batched, wrap
 from ..forward_mode import give, tangent
 from ..recording import FREED, Op, attach, name_by_call
@@ -84,6 +84,12 @@ NESTED_JVP = ("{0}: a forward-mode transform of a forward-mode transform (jacfwd
               "level only, so its answer for the outer level is zero; autograd_lab refuses rather than "
               "give another number. Differentiate its backward instead: al.func.hessian(f) or "
               "jacfwd(jacrev(f)).")
+DIRTY_TANGENT = ("An inplace custom Function is not modifying the forward mode gradients inplace. If "
+                 "the forward is modifying an input inplace, then the jvp function must modify the "
+                 "corresponding gradient inplace.")
+DIRTY_TANGENT_RETURNED = ("An inplace custom Function is not returning the forward mode gradients as-is. "
+                          "If the forward is modifying an input inplace, then the jvp function must modify "
+                          "the gradient inplace and return it as-is.")
 DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 
 VmapInfo = namedtuple("VmapInfo", ["batch_size", "randomness"])
@@ -93,7 +99,8 @@ class FunctionCtx:
     """What ``forward`` (or ``setup_context``) leaves for ``backward`` and ``jvp``."""
 
     def __init__(self, args):
-        self.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        self.needs_input_grad = tuple(isinstance(a, Tensor) and _physical(a)[0].requires_grad
+                                      for a in args)
         self.materialize_grads = True
         self._saved = self._saved_forward = ()
         self._non_differentiable = self._dirty = ()
@@ -125,6 +132,7 @@ class FunctionCtx:
     _versions = None                  # per saved tensor: its version when forward ended
     _packed = None                    # per saved tensor, (what the pack hook gave, unpack)
     _entries = ()                     # the vmap levels it was recorded under (batching.entries)
+    _tangents = ()                    # forward mode: its inputs' tangents when it was called
 
     def _unpack(self, t, version):
         if not isinstance(t, Tensor):
@@ -132,15 +140,19 @@ class FunctionCtx:
         for k, out in enumerate(self._forward_outputs):
             if t is out and self._outputs is not None:
                 data, node, levels = self._outputs[k]
-                if node is not None and node.overwritten:
-                    modified(data, node, node.out_box[0], node.out_version)
+                if node is not None and node.overwritten:   # (torch names one sample's shape,
+                    whole = self._node_name.startswith("Vmapped")    # or the batch's, saved by vmap's rule)
+                    modified(data if whole else data[(0,) * len(levels)], node, node.out_box[0],
+                             node.out_version)
                 y = Tensor._make(data)
                 if state.grad_enabled and node is not None:
                     y.grad_fn = node
+                if state.forward_level and node is not None:
+                    give(y, None, node.tangent)   # (forward over reverse: hessian)
                 return wrap(y, levels)
         p = t._phys if is_batched(t) else t
         if _version(p) != version:
-            modified(p._data, p.grad_fn, _version(p), version)
+            modified(t._data, p.grad_fn, _version(p), version)
         return t
 
     def _finish(self):
@@ -164,7 +176,10 @@ class FunctionCtx:
 
 
 def _version(t):
-    return t._vbox[0] if t._vbox is not None else 0
+    try:
+        return t._version
+    except RuntimeError:              # (an inference tensor keeps no count)
+        return 0
 
 
 def _wrap(x):
@@ -238,6 +253,7 @@ class Function:
                             vjp_all=lambda g, y, *args, ctx: cls._vjp(ctx, g, args),
                             jvp_all=lambda ts, y, *args, ctx: cls._nested_jvp(ctx, ts),
                             saves="index")
+            name_by_call({cls._al_op: lambda args, params: params["ctx"]._node_name + "Backward"})
         return cls._al_op
 
     @classmethod
@@ -245,6 +261,8 @@ class Function:
         """A tangent at a nested forward-mode level (a tensor; the outermost level's are
         arrays, which :func:`_push_tangents` handles once the node is recorded)."""
         if any(isinstance(t, Tensor) for t in tangents):
+            if cls.jvp is Function.jvp:
+                Function.jvp(ctx)         # (torch's words for a missing jvp come first)
             raise RuntimeError(NESTED_JVP.format(cls.__name__))
         return None
 
@@ -255,8 +273,8 @@ class Function:
         if len(outs) == 1:
             given = [g]
         else:                         # the output nodes filled the slots (see _slot)
-            slots = g._data if isinstance(g, Tensor) else g
-            given = [s if isinstance(s, (Tensor, np.ndarray)) else None for s in slots]
+            slots = (g._data if isinstance(g, Tensor) else g).reshape(-1)
+            given = [None if type(s) is int else s for s in slots]     # (0: none came)
         lead = next((s.shape[:s.ndim - data.ndim] for s, (data, _, _) in zip(given, outs)
                      if s is not None), ())
         grads_out = tuple(_wrap(s) if s is not None else
@@ -320,12 +338,22 @@ def _call(cls, args, kwargs, split, levels):
     levels its inputs are batched over (generate_vmap_rule): the forward runs on the
     batched tensors, the node on the whole batch (their physical tensors)."""
     ctx = FunctionCtx(args)
-    with no_grad():
+    ctx._node_name = _name(cls)
+    if state.forward_level:           # the inputs' tangents, for jvp: as they were before
+        ctx._tangents = [tangent(_physical(a)[0], None) if isinstance(a, Tensor) else None
+                         for a in args]
+    # forward runs recording nothing, in either mode (as in torch): backward and jvp say
+    # how its outputs move
+    grad_mode, forward_level = state.grad_enabled, state.forward_level
+    state.grad_enabled = state.forward_level = 0
+    try:
         if split:
             out = cls.forward(*args, **kwargs)
             cls.setup_context(ctx, args, out)
         else:
             out = cls.forward(ctx, *args, **kwargs)
+    finally:
+        state.grad_enabled, state.forward_level = grad_mode, forward_level
     outs = out if isinstance(out, tuple) else (out,)
     ctx._forward_outputs = outs
     ctx._input_meta = tuple((_levels_of(a), a.shape) if isinstance(a, Tensor) else None for a in args)
@@ -334,6 +362,18 @@ def _call(cls, args, kwargs, split, levels):
     recorded = _record(cls, ctx, args, outs, levels)
     ctx._finish()
     return tuple(recorded) if isinstance(out, tuple) else recorded[0]
+
+
+def _name(cls):
+    """The name torch gives the function's node (less "Backward"): under a grad or jvp
+    transform the node is a Function torch generates, ``<Name>Generated``; vmap's
+    generated rule wraps it in ``Vmapped<Name>``, once per vmap level inside the
+    innermost grad or jvp transform."""
+    kinds = batching.transforms
+    grads = [i for i, k in enumerate(kinds) if k != "vmap"]
+    inner = kinds[grads[-1] + 1:] if grads else kinds
+    vmapped = inner.count("vmap") if cls.generate_vmap_rule else 0
+    return "Vmapped" * vmapped + cls.__name__ + ("Generated" if grads else "")
 
 
 def _physical(x):
@@ -363,13 +403,13 @@ def _record(cls, ctx, args, outs, levels):
     else:
         packed = attach(op, phys_args, params, np.empty(len(outs), object))
         ctx._node = packed.grad_fn
-        recorded = [attach(_slot, (packed,), {"k": k, "n": len(outs), "name": op.name}, a)
+        recorded = [attach(_slot, (packed,), {"k": k, "n": len(outs), "name": ctx._node_name + "Backward"}, a)
                     if kept else _plain(p) for k, ((p, _), a, kept) in enumerate(zip(phys_outs, arrays, keep))]
     ctx._outputs = tuple((p._data if isinstance(p, Tensor) else None, r.grad_fn if kept else None, lv)
                          for (p, lv), r, kept in zip(phys_outs, recorded, keep))
     for k, o in enumerate(outs):      # an input written in place: it is the output
-        if any(o is d for d in dirty):
-            recorded[k] = o._overwrite(recorded[k])
+        if any(o is d for d in dirty):    # (torch's transforms count the forward's write only)
+            recorded[k] = inplace.overwrite(o, recorded[k], count=0 if func.transforms_active() else 1)
     if state.forward_level:
         _push_tangents(cls, ctx, args, recorded, keep)
     return [wrap(r, lv) for r, (_, lv) in zip(recorded, phys_outs)]
@@ -381,7 +421,7 @@ def _check_dirty(dirty, outs, levels):
     if levels or not all(any(o is d for o in outs) for d in dirty):
         raise RuntimeError(DIRTY_NOT_RETURNED)
     for d in dirty:
-        if state.grad_enabled and d._grad_fn is None and d._requires_grad and d._base is None:
+        if state.grad_enabled and d.is_leaf and d.requires_grad and d._base is None:
             raise RuntimeError(DIRTY_LEAF)
 
 
@@ -397,8 +437,9 @@ def _plain(o):
 
 
 def _to_slot(g, y, packed, k, n, name):
-    slots = np.zeros(n, object)
-    slots[k] = g
+    lead = g.ndim - y.ndim                # (a batch of gradients: the slots say so by their
+    slots = np.zeros((1,) * lead + (n,), object)      # shape, as the walk reads a batch)
+    slots[(0,) * lead + (k,)] = g
     return slots
 
 
@@ -444,7 +485,7 @@ def _batched_backward(cls, ctx, grads_out, args, lead, g):
 def _push_tangents(cls, ctx, args, recorded, keep):
     """Forward mode: the user's ``jvp`` gives the outputs' tangents from the inputs'."""
     phys = [_physical(a)[0] for a in args]
-    tangents = [tangent(p, None) if isinstance(p, Tensor) else None for p in phys]
+    tangents = ctx._tangents
     found = [(t, p) for t, p in zip(tangents, phys) if t is not None]
     if not found:
         return
@@ -459,6 +500,10 @@ def _push_tangents(cls, ctx, args, recorded, keep):
                      for a, p, t in zip(args, phys, tangents)]
             out = cls.jvp(ctx, *given)
             out = out if isinstance(out, tuple) else (out,)
+            for o, t in zip(ctx._forward_outputs, out):
+                for a, g in zip(args, given):
+                    if o is a and any(o is d for d in ctx._dirty):
+                        _check_dirty_tangent(a, g, t)
             pushed = [None if t is None or not kept else
                       _physical_as(t, levels, data.shape[len(levels):], level, lead,
                                    (f"{cls.__name__}Backward", k))
@@ -472,6 +517,21 @@ def _push_tangents(cls, ctx, args, recorded, keep):
                 r.grad_fn.tangent = tangent(r, None)
             if state.dual_tensors is not None:
                 state.dual_tensors.add(r)
+
+
+def _check_dirty_tangent(a, given, got):
+    """An input written in place (mark_dirty): its jvp must write the tangent it was given
+    in place and return it, torch's two checks in torch's order.  torch tells a write by
+    the tangent's version counter (which counts the writes of earlier Functions too: the
+    input keeps that count here, ``_tangent_writes``)."""
+    a = _physical(a)[0]
+    before = a.__dict__.get("_tangent_writes", 0)
+    now = before + given._version if got is given else (got._version if isinstance(got, Tensor) else 0)
+    if now == before:
+        raise RuntimeError(DIRTY_TANGENT)
+    if got is not given:
+        raise RuntimeError(DIRTY_TANGENT_RETURNED)
+    a._tangent_writes = now
 
 
 # -- a vmap staticmethod ----------------------------------------------------------------------
