@@ -159,7 +159,7 @@ class BatchedTensor(Tensor):
     def masked_fill_(self, mask, value):
         """(inplace.py's reads the mask's numbers: here the out-of-place one, written.)"""
         inplace.check_writable(self._phys)
-        return self._overwrite(self.masked_fill(mask, value))
+        return inplace.overwrite(self, self.masked_fill(mask, value))
 
     def _written_into(self, plain):
         """inplace.py: a batched value cannot be written into a tensor that is not."""
