@@ -38,6 +38,7 @@ from .functions import (absolute, amin, chunk, clamp_max, clamp_min, divide, eq,
                                less_equal, logical_xor, lt, masked_fill, movedim, moveaxis,
                                multiply, narrow, ne, not_equal, rsqrt, select, sort, split,
                                square, subtract, swapaxes, swapdims, true_divide)
+from .functions import index_add
 from .dtypes import finfo, iinfo
 from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)

@@ -206,14 +206,20 @@ def _call_reverse(func, args, level):
 
 
 def _outputs(out, where):
-    """(is_tuple, tuple of tensors) for a function's result, with torch's error text."""
-    is_tuple = isinstance(out, (tuple, list))
-    outs = tuple(out) if is_tuple else (out,)
+    """(the output's structure, its tensors) for a function's result -- a tensor, or
+    tuples, lists and dicts of them, as torch.func takes pytrees -- with torch's error
+    text; :func:`_shaped` puts results back in that structure."""
+    outs = tuple(_leaves(out))
     for o in outs:
         if not isinstance(o, Tensor):
             raise RuntimeError(f"{where}: expected f(*primals) to return only tensors, got "
                                f"unsupported type {type(o)}")
-    return is_tuple, outs
+    return out, outs
+
+
+def _shaped(tree, leaves):
+    """``leaves`` in the structure of ``tree`` (see _outputs)."""
+    return _rebuilt([tree], leaves)[0]
 
 
 def _check_transform_args(args, argnums, trees=False):
@@ -337,11 +343,11 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     out, level = run_level(func, primals, tangents if nested else ts, transform=True)
     keep = (lambda t: t) if nested else _plain
     out, aux = _split_aux(out, has_aux, where, keep)
-    is_tuple, outs = _outputs(out, where)
+    tree, outs = _outputs(out, where)
     values = tuple(keep(o) for o in outs)
     jv = tuple(tangent_of(o, (), level) if nested else Tensor._make(np.array(tangent_of(o)))
                for o in outs)
-    result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
+    result = (_shaped(tree, values), _shaped(tree, jv))
     return result + (aux,) if has_aux else result
 
 
@@ -395,15 +401,15 @@ def vjp(func, *primals, has_aux=False):
     def done(t):
         return batching.wrap(finish(batching.physical(t, levels), nested), levels)
     out, aux = _split_aux(out, has_aux, where, done)
-    is_tuple, outs = _outputs(out, where)
+    tree, outs = _outputs(out, where)
     physical = [batching.physical(o, levels) for o in outs]
 
     def vjp_fn(cotangents):
-        cots = tuple(cotangents) if isinstance(cotangents, (tuple, list)) else (cotangents,)
-        if isinstance(cotangents, (tuple, list)) != is_tuple or len(cots) != len(outs):
+        if _nest(cotangents) != _nest(tree):      # (dicts: the same keys in the same order)
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
                                f"structure of outputs to the function. cotangents: "
                                f"{_structure(cotangents)}, primal output: {_structure(out)}")
+        cots = tuple(_leaves(cotangents))
         extra = tuple(lvl for lvl in batching.levels_of(*cots) if lvl not in levels)
         if not extra:
             grads = _grads(physical, leaves, [batching.physical(c, levels) for c in cots],
@@ -417,15 +423,21 @@ def vjp(func, *primals, has_aux=False):
         return tuple(batching.from_front(finish(g, nested), extra, sizes, levels) for g in grads)
 
     value = tuple(batching.wrap(finish(o, nested), levels) for o in physical)
-    result = (value if is_tuple else value[0], vjp_fn)
+    result = (_shaped(tree, value), vjp_fn)
     return result + (aux,) if has_aux else result
 
 
+class _Leaf:
+    def __repr__(self):
+        return "*"
+
+
 def _structure(x):
-    if isinstance(x, (tuple, list)):
-        return "(" + ", ".join(_structure(e) for e in x) + ")"
+    """A pytree's structure as torch prints it: ``{'a': *, 'b': (*,)}``."""
     if isinstance(x, dict):
         return "{" + ", ".join(f"{k!r}: {_structure(v)}" for k, v in x.items()) + "}"
+    if isinstance(x, (tuple, list)):
+        return repr(type(x)(_Leaf() for _ in x)).replace("*", "{}").format(*map(_structure, x))
     return "*"
 
 
@@ -577,7 +589,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         level = object()
         out = _call_reverse(func, args, level)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
-        is_tuple, outs = _outputs(out, where)
+        tree, outs = _outputs(out, where)
         seeds, sizes = _basis(outs)
         total = sum(sizes)
         grads = _grads(outs, leaves, seeds, create_graph=nested, batched=True, lead=(total,),
@@ -588,7 +600,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
                         for g, x in zip(grads, leaves))
             jac.append(row if not isinstance(argnums, int) else row[0])
             start += k
-        jac = tuple(jac) if is_tuple else jac[0]
+        jac = _shaped(tree, jac)
         return (jac, aux) if has_aux else jac
     wrapper._al_internal = True
     return wrapper
@@ -615,7 +627,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         out, level = run_level(func, args, tangents, transform=True, batched=True)
         nested = level is not None        # inside another level: keep its tangents
         out, aux = _split_aux(out, has_aux, where, (lambda t: t) if nested else _plain)
-        is_tuple, outs = _outputs(out, where)
+        tree, outs = _outputs(out, where)
         total = sum(sizes)
         jac = []
         for o in outs:
@@ -630,7 +642,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     row.append(Tensor._make(np.ascontiguousarray(cols).reshape(o.shape + x.shape)))
                 start += k
             jac.append(tuple(row) if not isinstance(argnums, int) else row[0])
-        jac = tuple(jac) if is_tuple else jac[0]
+        jac = _shaped(tree, jac)
         return (jac, aux) if has_aux else jac
     wrapper._al_internal = True
     return wrapper
@@ -708,7 +720,7 @@ def _batched_jvp(func, primals, tangents, has_aux):
             raise RuntimeError(NESTED_FORWARD)
         out = run_level(batched_view, phys, ts, transform=True, batched=bool(extra))[0]
     out, aux = _split_aux(out, has_aux, where, lambda t: batching.wrap(_plain(batching.physical(t, levels)), levels))
-    is_tuple, outs = _outputs(out, where)
+    tree, outs = _outputs(out, where)
     outs = [batching.physical(o, levels) for o in outs]
     values = tuple(batching.wrap(_plain(o), levels) for o in outs)
     if extra:
@@ -716,7 +728,7 @@ def _batched_jvp(func, primals, tangents, has_aux):
                                        extra, sizes, levels) for o in outs)
     else:
         jv = tuple(batching.wrap(Tensor._make(np.array(tangent_of(o))), levels) for o in outs)
-    result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
+    result = (_shaped(tree, values), _shaped(tree, jv))
     return result + (aux,) if has_aux else result
 
 
@@ -734,10 +746,10 @@ def _batched_jacobian(mode, func, argnums, has_aux, args):
     if mode is vjp:
         res = vjp(of_chosen, *chosen, has_aux=has_aux)
         out, pull = res[0], res[1]
-        is_tuple, outs = _outputs(out, "vjp(f, *primals)")
+        tree, outs = _outputs(out, "vjp(f, *primals)")
         basis, sizes = _basis(outs)
         seeds = tuple(Tensor._make(b) for b in basis)
-        rows = vmap(pull)(seeds if is_tuple else seeds[0])       # one backward walk
+        rows = vmap(pull)(_shaped(tree, seeds))                 # one backward walk
         jac, start = [], 0
         for o, k in zip(outs, sizes):
             row = tuple(g[start:start + k].reshape(o.shape + x.shape) for g, x in zip(rows, chosen))
@@ -752,9 +764,9 @@ def _batched_jacobian(mode, func, argnums, has_aux, args):
             return (res[1], res[2]) if has_aux else res[1]
         pushed = vmap(push, out_dims=(0, None) if has_aux else 0)(*[Tensor._make(b) for b in basis])
         cols, aux = pushed if has_aux else (pushed, None)
-        is_tuple = isinstance(cols, tuple)
+        tree = cols
         jac = []
-        for c in (cols if is_tuple else (cols,)):
+        for c in _leaves(cols):
             row, start = [], 0
             for x, k in zip(chosen, sizes):
                 part = c[start:start + k]
@@ -762,5 +774,5 @@ def _batched_jacobian(mode, func, argnums, has_aux, args):
                 row.append(part.reshape(c.shape[1:] + x.shape))
                 start += k
             jac.append(tuple(row) if not isinstance(argnums, int) else row[0])
-    jac = tuple(jac) if is_tuple else jac[0]
+    jac = _shaped(tree, jac)
     return (jac, aux) if has_aux else jac

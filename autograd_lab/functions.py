@@ -4,7 +4,7 @@ import functools
 
 import numpy as np
 
-from . import dtypes, einsum_rules, rules, more_rules
+from . import dtypes, einsum_rules, index_add_rules, rules, more_rules  # noqa: F401 (rows)
 from .checks import tensor_of, wrap_dim
 from .tensor import Tensor
 
@@ -514,6 +514,10 @@ def gather(input, dim, index):
 
 def index_select(input, dim, index):
     return _t(input).index_select(dim, index)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    return _t(input).index_add(dim, index, source, alpha=alpha)
 
 
 def narrow(input, dim, start, length):
