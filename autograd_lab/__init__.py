@@ -47,6 +47,12 @@ from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor'
 from .batching import vmap
 from . import autograd, nn, optim, utils  # noqa: E402
 from .error_finder import explain  # noqa: E402  (the book's page of errors, for a message)
+from . import not_here as _not_here  # noqa: E402
+from .hardware import (amp, autocast, backends, compile, are_deterministic_algorithms_enabled,  # noqa: E402
+                       get_float32_matmul_precision, get_num_threads,
+                       is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
+                       set_num_threads, use_deterministic_algorithms)
+_not_here.install(Tensor, optim.Optimizer, utils.data.DataLoader)
 
 dtype = _dtypes.dtype
 float32 = float = _dtypes.float32
@@ -65,4 +71,7 @@ def __getattr__(name):
     if name in ("viz", "widgets", "func"):
         import importlib
         return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'autograd_lab' has no attribute {name!r}")
+    return _missing(name)          # (a torch name autograd_lab lacks says so: not_here.py)
+
+
+_missing = _not_here.module_getattr("torch", __name__, "al")

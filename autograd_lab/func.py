@@ -776,3 +776,6 @@ def _batched_jacobian(mode, func, argnums, has_aux, args):
             jac.append(tuple(row) if not isinstance(argnums, int) else row[0])
     jac = _shaped(tree, jac)
     return (jac, aux) if has_aux else jac
+
+from . import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.func", __name__, "al.func")   # (names torch has: not_here.py)

@@ -153,3 +153,6 @@ class Adam(Optimizer):
         step_size = lr / (1 - beta1 ** step)
         denom = v.sqrt() / (1 - beta2 ** step) ** 0.5 + group["eps"]
         p.add_(m / denom, alpha=-step_size)
+
+from . import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.optim", __name__, "al.optim")   # (names torch has: not_here.py)

@@ -451,3 +451,6 @@ def adaptive_avg_pool2d(input, output_size):
     dtype = input._data.dtype
     rows, cols = (layer_rules.adaptive_weights(n, o, dtype) for n, o in zip(input.shape[-2:], sizes))
     return layer_rules.adaptive_avg_pool2d(input, rows=rows, cols=cols)
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.nn.functional", __name__, "al.nn.functional")   # (names torch has: not_here.py)

@@ -99,3 +99,6 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     if tensor.numel() == 0:
         return _filled(tensor, None)
     return normal_(tensor, 0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)), generator)
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.nn.init", __name__, "al.nn.init")   # (names torch has: not_here.py)

@@ -272,3 +272,6 @@ class DataLoader:
 
     def __len__(self):
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.utils.data", __name__, "al.utils.data")   # (names torch has: not_here.py)
