@@ -14,8 +14,10 @@ table: each row's forward, VJP and JVP), ``engine.py`` (the backward walk) and
 (``versions``, ``saved``, ``forward_mode``, ``watch``) and, below it all, ``dtypes``,
 ``modes``, ``printing``, ``checks``.  The shell, built on the core's public names:
 ``creation``, ``devices``, ``more_rules`` (the rows of torch's other tensor functions:
-softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``functions`` (the ``al.*``
-functions), ``tensor_methods`` (Tensor's other methods, installed last), ``batching``
+softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``index_add_rules``,
+``functions`` (the ``al.*`` functions), ``tensor_methods`` (Tensor's other methods,
+installed last), ``hardware`` (switches for GPUs and speed, as a CPU-only torch answers
+them), ``not_here`` (a torch name autograd_lab lacks says so), ``batching``
 (``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim``, ``utils`` (datasets and
 loaders), ``viz`` (pictures) and ``widgets`` (explorers).
 """
