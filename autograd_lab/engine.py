@@ -274,7 +274,7 @@ def run_rules(node, g, plan):
 def fit(node, i, r, lead, g):
     """Make a rule's result match its input: sum away broadcasting, cast the dtype."""
     shape, dtype = node.in_meta(i)
-    if dtype == object:                 # the slots of a Function's outputs (autograd/function.py):
+    if dtype.kind == "O":               # the slots of a Function's outputs (autograd/function.py):
         return r                        # one gradient each, of any batch, no shape of their own
     if not isinstance(r, (Tensor, np.ndarray)):
         r = np.asarray(r)

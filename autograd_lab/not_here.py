@@ -27,9 +27,11 @@ name says "not in autograd_lab", and its message names the torch function and wh
 what autograd_lab has instead.
 
 The module-level ``__getattr__`` of each package module (PEP 562) asks :func:`error` only
-when normal lookup fails, so names that exist cost nothing; so does ``Tensor.__getattr__``
-(installed by :func:`install`), at the price of CPython not specialising attribute reads
-on tensors (about 3% more instructions on a loop of small operations, by callgrind).
+when normal lookup fails, so names that exist cost nothing.  Tensor gets no
+``__getattr__`` (CPython would read every attribute of every tensor more slowly): each
+torch name it lacks is a stand-in on the class that raises when read (:class:`_Absent`),
+left out of ``dir()``; a typo there gets Python's own AttributeError, whose printed
+traceback adds the "Did you mean".
 """
 import difflib
 import dis
@@ -91,7 +93,17 @@ def error(torch_ns, name, owner, have, label, kind="modules"):
         return NotInAutogradLab(f"{qualified} is not implemented in autograd_lab ({reason})")
     close = difflib.get_close_matches(name, [n for n in have if not n.startswith("_")], n=1, cutoff=0.75)
     hint = f". Did you mean: '{close[0]}'?" if close else ""
-    return AttributeError(f"{owner} has no attribute '{name}'{hint}")
+    # (the hint is in the message, for Jupyter, which prints no hints of Python's; ``obj``
+    # lists no names, so that Python's own printer does not add its hint a second time)
+    return AttributeError(f"{owner} has no attribute '{name}'{hint}", name=name, obj=_HINTED)
+
+
+class _Hinted:
+    def __dir__(self):
+        return []
+
+
+_HINTED = _Hinted()
 
 
 def module_getattr(torch_ns, module_name, label):
@@ -123,9 +135,31 @@ def class_getattr(torch_cls, label):
     return __getattr__
 
 
+class _Absent:
+    """A name of torch's Tensor that Tensor lacks, on the class: reading it (from a tensor
+    or from the class) raises NotInAutogradLab, so ``hasattr`` says no; ``dir()`` leaves
+    it out (``hidden``: tensor.py).  On the class rather than in a ``__getattr__``, because
+    CPython reads the attributes of a class with a ``__getattr__`` more slowly: a loop of
+    small operations took about 5% more instructions (callgrind)."""
+    hidden = True
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        have = [n for n in dir(cls) if n != self.name]
+        raise error("torch.Tensor", self.name, f"'{cls.__name__}' object", have, "al.Tensor",
+                    kind="members")
+
+
 def install(tensor, optimizer, data_loader):
     """Give tensors, optimizers and data loaders the errors for torch's names they lack
-    (nn.Module's own ``__getattr__`` asks :func:`error`)."""
-    tensor.__getattr__ = class_getattr("torch.Tensor", "al.Tensor")
+    (nn.Module's own ``__getattr__`` asks :func:`error`).  A method Tensor gets later
+    (``install`` of tensor.py) takes the place of the name's stand-in."""
+    for name in torch_names()[1]["torch.Tensor"]:
+        if not name.startswith("_") and not any(name in k.__dict__ for k in tensor.__mro__):
+            absent = _Absent()
+            absent.__set_name__(tensor, name)
+            setattr(tensor, name, absent)
     optimizer.__getattr__ = class_getattr("torch.optim.Optimizer", "al.optim.Optimizer")
     data_loader.__getattr__ = class_getattr("torch.utils.data.DataLoader", "al.utils.data.DataLoader")
