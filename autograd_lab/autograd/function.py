@@ -54,12 +54,11 @@ Torch's words where a combination is refused (:data:`SETUP_CONTEXT`, :data:`NO_V
 """
 import functools
 import inspect
-import math
 from collections import namedtuple
 
 import numpy as np
 
-from .. import batching, func, inplace, rules
+from .. import batching, func, inplace
 from ..batching import is_batched, wrap
 from ..forward_mode import give, tangent
 from ..recording import FREED, Op, attach, name_by_call
