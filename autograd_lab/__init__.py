@@ -14,13 +14,14 @@ table: each row's forward, VJP and JVP), ``engine.py`` (the backward walk) and
 (``versions``, ``saved``, ``forward_mode``, ``watch``) and, below it all, ``dtypes``,
 ``modes``, ``printing``, ``checks``.  The shell, built on the core's public names:
 ``creation``, ``devices``, ``more_rules`` (the rows of torch's other tensor functions:
-softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``sequence_rules`` (what
+softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``index_add_rules``, ``sequence_rules`` (what
 recurrent layers and attention are built from), ``math_rules`` and
 ``index_rules`` (std, cumsum, remainders, det, topk, scatter, ...), ``functions`` (the
 ``al.*`` functions), ``tensor_methods`` (Tensor's other methods, installed last, then
 ``math_functions``', ``index_functions``', ``storage``'s and ``random``'s), ``formats``
 (memory formats), ``spellings`` (``axis=``, ``out=``), ``serialization`` (``al.save``,
-``al.load``), ``batching``
+``al.load``), ``hardware`` (switches for GPUs and speed, as a CPU-only torch answers
+them), ``not_here`` (a torch name autograd_lab lacks says so), ``batching``
 (``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim/``, ``utils`` (datasets and
 loaders), ``distributions``, ``viz`` (pictures) and ``widgets`` (explorers).
 """
@@ -44,6 +45,7 @@ from .functions import (absolute, amin, chunk, clamp_max, clamp_min, divide, eq,
                                multiply, narrow, ne, not_equal, rsqrt, select, sort, split,
                                square, subtract, swapaxes, swapdims, true_divide)
 from .functions import unbind, unsafe_chunk, unsafe_split   # (sequence_rules.py: recurrent layers' pieces)
+from .functions import index_add
 from .dtypes import finfo, iinfo
 from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)
@@ -64,6 +66,12 @@ from .batching import vmap
 from . import autograd, nn, optim, utils  # noqa: E402
 from .error_finder import explain  # noqa: E402  (the book's page of errors, for a message)
 from . import distributions  # noqa: E402  (probability distributions: sample, log_prob, entropy)
+from . import not_here as _not_here  # noqa: E402
+from .hardware import (amp, autocast, backends, compile, are_deterministic_algorithms_enabled,  # noqa: E402
+                       get_float32_matmul_precision, get_num_threads,
+                       is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
+                       set_num_threads, use_deterministic_algorithms)
+_not_here.install(Tensor, optim.Optimizer, utils.data.DataLoader)
 
 dtype = _dtypes.dtype
 float32 = float = _dtypes.float32
@@ -83,4 +91,7 @@ def __getattr__(name):
     if name in ("viz", "widgets", "func"):
         import importlib
         return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'autograd_lab' has no attribute {name!r}")
+    return _missing(name)          # (a torch name autograd_lab lacks says so: not_here.py)
+
+
+_missing = _not_here.module_getattr("torch", __name__, "al")

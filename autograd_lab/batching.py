@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from . import rules
+from . import inplace, rules
 from .checks import wrap_dim
 from .recording import ROWS
 from .modes import state
@@ -36,6 +36,8 @@ from .tensor import Tensor
 __all__ = ["vmap", "BatchedTensor"]
 
 _stack = []                 # active levels, outermost first: [level, batch size, randomness]
+transforms = []             # the transforms running the user's function, outermost first:
+                            # "vmap", "grad" (grad, vjp, jacrev), "jvp" (jvp, jacfwd)
 _numbers = itertools.count(1)
 _warned = set()             # ops whose per-sample fallback has been announced
 
@@ -51,13 +53,19 @@ CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some d
 VALUES = ("vmap: this function reads the numbers of a batched tensor outside the operations "
           "of the rules table, which autograd_lab's vmap cannot batch; write it with "
           "tensor operations, or call it outside vmap")
-IN_PLACE = ("vmap: autograd_lab's vmap does not batch in-place writes (x.add_(1), x[0] = v); "
-            "write the function out of place (y = x + 1)")
+IN_PLACE = ("vmap: autograd_lab's vmap does not batch this write to a batched tensor ({}); write "
+            "the function out of place (y = x + 1), or with the in-place methods it batches "
+            "(x.add_(1), x.mul_(y), x.zero_(), ...)")
+INPLACE_MORE = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+                "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+                "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
+                "use out-of-place operators instead of inplace arithmetic. If said operator is being "
+                "called inside the PyTorch framework, please file a bug report instead.")
 
 
-def _refuse(message):
+def _refuse(message, name=None):
     def refuse(self, *args, **kwargs):
-        raise RuntimeError(message)
+        raise RuntimeError(message.format(name))
     return refuse
 
 
@@ -107,19 +115,69 @@ class BatchedTensor(Tensor):
 
     @_data.setter
     def _data(self, value):
-        raise RuntimeError(IN_PLACE)
+        raise RuntimeError(IN_PLACE.format("x.data = ..."))
 
     @property
     def grad_fn(self):
-        return self._phys.grad_fn
+        """As torch shows a tensor inside vmap: None where vmap is the innermost transform
+        (grad(vmap(f)): the history is the whole batch's), its batch's where a grad
+        transform runs inside it (vmap(grad(f)))."""
+        return None if _vmap_innermost() else self._phys.grad_fn
 
     @property
     def requires_grad(self):
-        return self._phys.requires_grad
+        """As torch says of a tensor inside vmap (see grad_fn)."""
+        return self._phys.requires_grad and not _vmap_innermost()
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        raise RuntimeError(IN_PLACE)
+        raise RuntimeError(IN_PLACE.format("requires_grad"))
+
+    @property
+    def _version(self):
+        return self._phys._version
+
+    # -- in-place writes: the out-of-place result, batched, written into the whole batch --
+    def _check_inplace(self):
+        inplace.check_writable(self._phys)
+
+    def _overwrite(self, result, count=1):
+        """An in-place method's result (inplace.py computed it with the batch rules) written
+        into this batch: its physical tensor takes the numbers and the history."""
+        if any(lvl not in self._levels for lvl in levels_of(result)):
+            raise RuntimeError(INPLACE_MORE)
+        inplace.overwrite(self._phys, physical(result, self._levels), count)
+        return self
+
+    def _put(self, op, value, key=(Ellipsis,)):
+        inplace.check_writable(self._phys)
+        if any(lvl not in self._levels for lvl in levels_of(value)):
+            raise RuntimeError(INPLACE_MORE)
+        inplace.overwrite(self._phys, physical(op(self, value, key=key), self._levels))
+        return self
+
+    def masked_fill_(self, mask, value):
+        """(inplace.py's reads the mask's numbers: here the out-of-place one, written.)"""
+        inplace.check_writable(self._phys)
+        return inplace.overwrite(self, self.masked_fill(mask, value))
+
+    def _written_into(self, plain):
+        """inplace.py: a batched value cannot be written into a tensor that is not."""
+        raise RuntimeError(INPLACE_MORE)
+
+    def register_hook(self, hook):
+        """``hook`` sees one sample's gradient, as in torch: the hook on the physical
+        tensor runs it under this tensor's levels (and one more for a batch of seeds)."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        levels, more, shape = self._levels, entries(self._levels), self.shape
+
+        def on_the_batch(g):
+            lead = tuple(g.shape[:g.ndim - len(levels) - len(shape)])
+            with running(more, lead) as level:
+                out = hook(seen(g, levels, level, lead))
+                return None if out is None else as_physical(out, levels, shape, level, lead)
+        return self._phys.register_hook(on_the_batch)
 
     @property
     def _tangent(self):
@@ -137,7 +195,8 @@ class BatchedTensor(Tensor):
 
     item = tolist = _refuse(ITEM)
     __bool__ = _refuse(CONTROL_FLOW)
-    detach_ = retain_grad = register_hook = _refuse(IN_PLACE)
+    detach_ = _refuse(IN_PLACE, "detach_")
+    retain_grad = _refuse(IN_PLACE, "retain_grad")
     numpy = __float__ = __int__ = __index__ = _refuse(VALUES)
     backward = _refuse("vmap: autograd_lab's vmap cannot call .backward() inside the function; "
                        "use al.func.grad or al.func.vjp, which compose with vmap")
@@ -147,15 +206,16 @@ class BatchedTensor(Tensor):
         return f"BatchedTensor(lvl={self._levels[-1]}, bdim=0, value=\n    {inner}\n)"
 
 
+def _vmap_innermost():
+    return bool(transforms) and transforms[-1] == "vmap"
+
+
 def _refuse_writes():
-    """In-place methods of a batched tensor refuse (Tensor gets them from tensor_methods.py, after
-    this module is imported: done at the first vmap call)."""
+    """The writes a batched tensor refuses: indexing assignment (x[0] = v), whose checks
+    read the sample's numbers; every in-place method batches (BatchedTensor._overwrite)."""
     if "_writes_refused" in BatchedTensor.__dict__:
         return
-    for name in dir(Tensor):
-        if (name.endswith("_") and not name.startswith("_") or
-                name in ("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__")):
-            setattr(BatchedTensor, name, _refuse(IN_PLACE))
+    BatchedTensor.__setitem__ = _refuse(IN_PLACE, "x[key] = v")
     BatchedTensor._writes_refused = True
 
 
@@ -659,7 +719,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         before = state.batching
         state.batching = _run
         try:
-            out = func_(*_rebuild(spec, batched), **kwargs)
+            with transform("vmap"):
+                out = func_(*_rebuild(spec, batched), **kwargs)
         finally:
             _stack.pop()
             state.batching = before
@@ -860,3 +921,146 @@ def levels_of(*xs):
         if is_batched(x):
             found.update(x._levels)
     return tuple(sorted(found))
+
+
+@contextlib.contextmanager
+def transform(kind):
+    """While a transform (``kind``; None: none) runs the user's function: see ``transforms``."""
+    if kind is None:
+        yield
+        return
+    transforms.append(kind)
+    try:
+        yield
+    finally:
+        transforms.pop()
+
+
+# -- what a custom autograd.Function needs of vmap (autograd/function.py) --------------------
+def innermost():
+    """(level, batch size, randomness) of the innermost live level, or None."""
+    return tuple(_stack[-1]) if _stack else None
+
+
+def entries(levels):
+    """The live levels ``levels`` as :func:`live` makes them live again: a Function's
+    node keeps them, for its backward to run as its forward ran."""
+    return tuple((lvl, size, mode) for lvl, size, mode in _stack if lvl in levels)
+
+
+@contextlib.contextmanager
+def live(more):
+    """The levels of ``more`` (from :func:`entries`) live inside, with those live already:
+    the batched tensors a Function's forward saved can be computed with again."""
+    saved, before = _stack[:], state.batching
+    have = {entry[0] for entry in saved}
+    _stack[:] = sorted(saved + [list(e) for e in more if e[0] not in have], key=lambda e: e[0])
+    state.batching = _run if _stack else before
+    try:
+        yield
+    finally:
+        _stack[:] = saved
+        state.batching = before
+
+
+@contextlib.contextmanager
+def new_level(size):
+    """A fresh innermost level of ``size`` live inside; yields its number.  A Function's
+    backward given a batch of gradients (jacrev's one-hot rows) runs under it, as torch
+    runs it under vmap: it sees one gradient, never the batch."""
+    level = next(_numbers)
+    with live([(level, size, "error")]):
+        yield level
+
+
+@contextlib.contextmanager
+def running(more, lead):
+    """The levels of ``more`` (from :func:`entries`) live, and for a batch in front of the
+    gradients or tangents at hand (``lead``, its shape) a new innermost level over it;
+    yields that level (None without).  A Function's backward or jvp, or a hook on a
+    batched tensor, runs so: on the batched tensors :func:`seen` makes, one sample each."""
+    with live(more):
+        if not lead:
+            yield None
+            return
+        with new_level(math.prod(lead)) as level:
+            yield level
+
+
+def seen(t, levels, level, lead):
+    """A plain tensor of a gradient or tangent (``lead`` in front, then ``levels``) as the
+    user's code sees it: batched over ``levels`` and over ``level`` (:func:`running`)."""
+    if level is None:
+        return wrap(t, levels)
+    t = rules.reshape(t, shape=(math.prod(lead),) + t.shape[len(lead):])
+    return from_front(t, (level,), (t.shape[0],), levels)
+
+
+def as_physical(r, levels, shape, level, lead):
+    """What the user's code returned for a tensor batched over ``levels`` of shape
+    ``shape``, as a plain tensor again (the inverse of :func:`seen`): summed over the
+    levels that tensor does not have, and to its shape where it broadcast (ValueError
+    where it cannot be), then the batch ``lead`` in front."""
+    keep = levels + ((level,) if level is not None else ())
+    r = sum_levels(r, keep)
+    if tuple(r.shape) != tuple(shape):
+        r = rules.sum_to(r, shape=tuple(shape))
+    if level is None:
+        return physical(r, levels)
+    p, _ = in_front(r, (level,), levels)
+    return rules.reshape(p, shape=tuple(lead) + p.shape[1:])
+
+
+def unwrap_level(x, level):
+    """(x seen outside ``level``, the innermost live level, with that batch as its
+    dimension 0; 0) if x is batched over it, else (x, None): what a Function's ``vmap``
+    staticmethod gets, with its in_dim."""
+    if is_batched(x) and x._levels[-1] == level:
+        return wrap(x._phys, x._levels[:-1]), 0
+    return x, None
+
+
+def add_level(x, dim, level):
+    """x batched over ``level`` (the innermost) along its own dimension ``dim``: what a
+    Function's ``vmap`` staticmethod returned, with its out_dim."""
+    own = x.ndim
+    if not -own <= dim < own:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-own}, {own - 1}], "
+                         f"but got {dim})")
+    return _enter(x, dim % own, level)
+
+
+def sum_levels(x, keep):
+    """``x`` batched over no level outside ``keep``: summed over the others (the gradient
+    of an input that was not batched over them)."""
+    if not is_batched(x):
+        return x
+    drop = tuple(i for i, lvl in enumerate(x._levels) if lvl not in keep)
+    if not drop:
+        return x
+    return wrap(rules.sum(x._phys, dim=drop), tuple(lvl for lvl in x._levels if lvl in keep))
+
+
+def map_outputs(out, out_dims, fn):
+    """``out`` (a tensor, or tuples, lists and dicts of them) rebuilt with ``fn(leaf,
+    out_dim)`` for each leaf, ``out_dims`` following its structure as vmap's do; None if
+    they do not fit it."""
+    flat, spec = _leaves(out)
+    dims = _broadcast_dims(out_dims, spec)
+    if dims is None:
+        return None
+    return _rebuild(spec, [fn(o, d) for o, d in zip(flat, dims)])
+
+
+def treespec_text(tree):
+    """The structure of ``tree`` as torch prints a pytree's TreeSpec (``*`` for a leaf)."""
+    def text(spec, indent):
+        if spec is None:
+            return "*"
+        kind, parts = spec
+        context = [k for k, _ in parts] if kind is dict else kind.__name__ if hasattr(kind, "_fields") else None
+        children = [p for _, p in parts] if kind is dict else parts
+        inner = ",".join(("" if i == 0 else "\n" + " " * (indent + 2)) + text(c, indent + 2)
+                         for i, c in enumerate(children))
+        return f"TreeSpec({kind.__name__}, {context}, [{inner}])"
+    return text(_leaves(tree)[1], 0)

@@ -9,7 +9,10 @@ All of it works here: ``al.device("cpu")``, ``device=`` on every factory, ``.to(
 ``.cpu()``, ``al.cuda.is_available()`` (False) and ``al.accelerator``.  Asking for any other
 device is refused with torch's words (a CPU build of torch says the same) and ours.
 """
+import sys
 from types import ModuleType
+
+from . import not_here
 
 _TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
           "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
@@ -75,9 +78,12 @@ def _no_seed(seed):
 
 
 def _module(name, **functions):
-    """A module of these functions, as torch's own (al.cuda is a module, as torch.cuda)."""
+    """A module of these functions, as torch's own (al.cuda is a module, as torch.cuda);
+    torch's names it lacks say so (not_here.py)."""
     module = ModuleType(f"autograd_lab.{name}", f"torch.{name}, as it answers on a machine without a GPU")
     module.__dict__.update(functions)
+    module.__getattr__ = not_here.module_getattr(f"torch.{name}", module.__name__, f"al.{name}")
+    sys.modules[module.__name__] = module
     return module
 
 

@@ -274,6 +274,8 @@ def run_rules(node, g, plan):
 def fit(node, i, r, lead, g):
     """Make a rule's result match its input: sum away broadcasting, cast the dtype."""
     shape, dtype = node.in_meta(i)
+    if dtype.kind == "O":               # the slots of a Function's outputs (autograd/function.py):
+        return r                        # one gradient each, of any batch, no shape of their own
     if not isinstance(r, (Tensor, np.ndarray)):
         r = np.asarray(r)
     want = tuple(g.shape[:lead]) + shape

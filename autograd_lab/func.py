@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from . import engine, forward_mode
+from . import engine, forward_mode, watch
 from .modes import count, state
 from .nn.stateless import functional_call, stack_module_state
 from .tensor import Tensor
@@ -53,6 +53,34 @@ REVERSE_OVER_FORWARD = (
     "Write it as jacfwd(jacrev(f)) or jacrev(jacrev(f)).")
 
 _reverse_depth = [0]      # > 0 while a reverse-mode transform evaluates the user's function
+_tangent_batches = [0]    # > 0 while a forward pass carries a batch of tangents (jacfwd)
+
+
+class _Counting:
+    """Counts itself in ``counter`` while it is entered."""
+
+    def __init__(self, counter, on=True):
+        self.counter, self.on = counter, on
+
+    def __enter__(self):
+        self.counter[0] += self.on
+
+    def __exit__(self, *exc):
+        self.counter[0] -= self.on
+        return False
+
+
+def transforms_active():
+    """Whether the user's function is being run by a transform (vmap, grad, vjp, jvp,
+    jacrev, jacfwd, hessian): torch's "functorch transforms are active", under which a
+    custom autograd.Function must have ``setup_context``."""
+    return bool(batching.transforms) or batching.active()
+
+
+def vmap_live():
+    """Whether torch would run the user's function under vmap here: inside al.vmap, and
+    in jacfwd's forward pass, whose batch of one-hot tangents torch sends through vmap."""
+    return batching.active() or _tangent_batches[0] > 0
 
 
 # -- forward mode: the core every forward-mode helper uses ---------------------------------
@@ -66,7 +94,7 @@ def forward_pass(func, primals, tangents):
     return run_level(func, primals, tangents)[0]
 
 
-def run_level(func, primals, tangents):
+def run_level(func, primals, tangents, transform=False, batched=False):
     """Open a forward-mode level and call ``func(*duals)`` in it, tangents pushed through
     every operation.  Returns ``(output, level)``: read the outputs' tangents with
     ``tangent_of(out, lead, level)``.  At the outermost level (``level`` None) tangents
@@ -97,7 +125,8 @@ def run_level(func, primals, tangents):
         for d in duals:
             if isinstance(d, tuple):
                 forward_mode.give(d[0], level, d[1])
-        return func(*[d[0] if isinstance(d, tuple) else d for d in duals]), level
+        with batching.transform("jvp" if transform else None), _Counting(_tangent_batches, batched):
+            return func(*[d[0] if isinstance(d, tuple) else d for d in duals]), level
     finally:
         forward_mode.leave(level)
 
@@ -167,22 +196,30 @@ class Tracking:
         return False
 
 
-def _call_reverse(func, args):
+def _call_reverse(func, args, level):
+    """Run the user's function for a reverse-mode transform; ``level`` (any object) stands
+    for this transform: its hooks run in its own walk (:func:`_grads`), as in torch."""
     if not getattr(func, "_al_internal", False):    # another transform: its own call counts
         count("forward")
-    with Tracking():
+    with Tracking(), batching.transform("grad"), watch.at_level(watch.transform_level, level):
         return func(*args)
 
 
 def _outputs(out, where):
-    """(is_tuple, tuple of tensors) for a function's result, with torch's error text."""
-    is_tuple = isinstance(out, (tuple, list))
-    outs = tuple(out) if is_tuple else (out,)
+    """(the output's structure, its tensors) for a function's result -- a tensor, or
+    tuples, lists and dicts of them, as torch.func takes pytrees -- with torch's error
+    text; :func:`_shaped` puts results back in that structure."""
+    outs = tuple(_leaves(out))
     for o in outs:
         if not isinstance(o, Tensor):
             raise RuntimeError(f"{where}: expected f(*primals) to return only tensors, got "
                                f"unsupported type {type(o)}")
-    return is_tuple, outs
+    return out, outs
+
+
+def _shaped(tree, leaves):
+    """``leaves`` in the structure of ``tree`` (see _outputs)."""
+    return _rebuilt([tree], leaves)[0]
 
 
 def _check_transform_args(args, argnums, trees=False):
@@ -261,13 +298,15 @@ def _zeros_for(x, lead=()):
     return Tensor._make(np.zeros(tuple(lead) + x.shape, x._data.dtype))
 
 
-def _grads(outs, leaves, seeds, create_graph, batched=False, lead=()):
-    """engine.grad over the outputs that require grad; zeros where no path exists."""
+def _grads(outs, leaves, seeds, create_graph, batched=False, lead=(), level=None):
+    """engine.grad over the outputs that require grad; zeros where no path exists.  The
+    walk of the transform ``level`` (see _call_reverse)."""
     pairs = [(o, s) for o, s in zip(outs, seeds) if o.requires_grad]
     if not pairs:
         return [_zeros_for(x, lead) for x in leaves]
-    got = engine.grad([o for o, _ in pairs], leaves, [s for _, s in pairs], retain_graph=True,
-                      create_graph=create_graph, allow_unused=True, is_grads_batched=batched)
+    with watch.at_level(watch.walk_level, level):
+        got = engine.grad([o for o, _ in pairs], leaves, [s for _, s in pairs], retain_graph=True,
+                          create_graph=create_graph, allow_unused=True, is_grads_batched=batched)
     return [g if g is not None else _zeros_for(x, lead) for g, x in zip(got, leaves)]
 
 
@@ -301,14 +340,14 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         return _batched_jvp(func, primals, tangents, has_aux)
     ts = [check_tangent(p, t) for p, t in zip(primals, tangents)]
     nested = bool(state.forward_level)    # inside another level: keep its tangents
-    out, level = run_level(func, primals, tangents if nested else ts)
+    out, level = run_level(func, primals, tangents if nested else ts, transform=True)
     keep = (lambda t: t) if nested else _plain
     out, aux = _split_aux(out, has_aux, where, keep)
-    is_tuple, outs = _outputs(out, where)
+    tree, outs = _outputs(out, where)
     values = tuple(keep(o) for o in outs)
     jv = tuple(tangent_of(o, (), level) if nested else Tensor._make(np.array(tangent_of(o)))
                for o in outs)
-    result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
+    result = (_shaped(tree, values), _shaped(tree, jv))
     return result + (aux,) if has_aux else result
 
 
@@ -356,42 +395,49 @@ def vjp(func, *primals, has_aux=False):
     prepared = [_reverse_leaf(batching.physical(p, levels)) for p in primals]
     leaves = [x for x, _ in prepared]
     nested = any(n for _, n in prepared) or bool(state.forward_level)
-    out = _call_reverse(func, [batching.wrap(x, levels) for x in leaves])
+    level = object()                    # (this transform, for its hooks)
+    out = _call_reverse(func, [batching.wrap(x, levels) for x in leaves], level)
 
     def done(t):
         return batching.wrap(finish(batching.physical(t, levels), nested), levels)
     out, aux = _split_aux(out, has_aux, where, done)
-    is_tuple, outs = _outputs(out, where)
+    tree, outs = _outputs(out, where)
     physical = [batching.physical(o, levels) for o in outs]
 
     def vjp_fn(cotangents):
-        cots = tuple(cotangents) if isinstance(cotangents, (tuple, list)) else (cotangents,)
-        if isinstance(cotangents, (tuple, list)) != is_tuple or len(cots) != len(outs):
+        if _nest(cotangents) != _nest(tree):      # (dicts: the same keys in the same order)
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
                                f"structure of outputs to the function. cotangents: "
                                f"{_structure(cotangents)}, primal output: {_structure(out)}")
+        cots = tuple(_leaves(cotangents))
         extra = tuple(lvl for lvl in batching.levels_of(*cots) if lvl not in levels)
         if not extra:
             grads = _grads(physical, leaves, [batching.physical(c, levels) for c in cots],
-                           create_graph=nested)
+                           create_graph=nested, level=level)
             return tuple(batching.wrap(finish(g, nested), levels) for g in grads)
         # vmap over the backward: the levels added since, as one batch of seeds, one walk
         seeds = [batching.in_front(c, extra, levels) for c in cots]
         sizes = seeds[0][1]
         grads = _grads(physical, leaves, [s for s, _ in seeds], create_graph=nested,
-                       batched=True, lead=(math.prod(sizes),))
+                       batched=True, lead=(math.prod(sizes),), level=level)
         return tuple(batching.from_front(finish(g, nested), extra, sizes, levels) for g in grads)
 
     value = tuple(batching.wrap(finish(o, nested), levels) for o in physical)
-    result = (value if is_tuple else value[0], vjp_fn)
+    result = (_shaped(tree, value), vjp_fn)
     return result + (aux,) if has_aux else result
 
 
+class _Leaf:
+    def __repr__(self):
+        return "*"
+
+
 def _structure(x):
-    if isinstance(x, (tuple, list)):
-        return "(" + ", ".join(_structure(e) for e in x) + ")"
+    """A pytree's structure as torch prints it: ``{'a': *, 'b': (*,)}``."""
     if isinstance(x, dict):
         return "{" + ", ".join(f"{k!r}: {_structure(v)}" for k, v in x.items()) + "}"
+    if isinstance(x, (tuple, list)):
+        return repr(type(x)(_Leaf() for _ in x)).replace("*", "{}").format(*map(_structure, x))
     return "*"
 
 
@@ -418,11 +464,13 @@ def grad_and_value(func, argnums=0, has_aux=False):
             return _batched_grad_and_value(func, argnums, has_aux, args)
         nums = _check_transform_args(args, argnums, trees=True)
         args, nested = _reverse_args(args, nums)
-        out = _call_reverse(func, args)
+        level = object()
+        out = _call_reverse(func, args, level)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
         _check_scalar(out, where)
         leaves = [x for a in nums for x in _leaves(args[a])]
-        got = iter([finish(g, nested) for g in _grads((out,), leaves, (None,), create_graph=nested)])
+        got = iter([finish(g, nested) for g in _grads((out,), leaves, (None,), create_graph=nested,
+                                                      level=level)])
         gs = tuple(_tree_map(lambda _: next(got), args[a]) for a in nums)   # shaped as the argument
         g = gs[0] if isinstance(argnums, int) else gs
         value = finish(out, nested)
@@ -538,19 +586,21 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         nums = _check_transform_args(args, argnums)
         args, nested = _reverse_args(args, nums)
         leaves = [args[a] for a in nums]
-        out = _call_reverse(func, args)
+        level = object()
+        out = _call_reverse(func, args, level)
         out, aux = _split_aux(out, has_aux, where, lambda t: finish(t, nested))
-        is_tuple, outs = _outputs(out, where)
+        tree, outs = _outputs(out, where)
         seeds, sizes = _basis(outs)
         total = sum(sizes)
-        grads = _grads(outs, leaves, seeds, create_graph=nested, batched=True, lead=(total,))
+        grads = _grads(outs, leaves, seeds, create_graph=nested, batched=True, lead=(total,),
+                       level=level)
         jac, start = [], 0
         for o, k in zip(outs, sizes):
             row = tuple(finish(g[start:start + k].reshape(o.shape + x.shape), nested)
                         for g, x in zip(grads, leaves))
             jac.append(row if not isinstance(argnums, int) else row[0])
             start += k
-        jac = tuple(jac) if is_tuple else jac[0]
+        jac = _shaped(tree, jac)
         return (jac, aux) if has_aux else jac
     wrapper._al_internal = True
     return wrapper
@@ -574,10 +624,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         tangents = [None] * len(args)
         for a, b in zip(nums, basis):
             tangents[a] = check_tangent(args[a], b, batched=True)
-        out, level = run_level(func, args, tangents)
+        out, level = run_level(func, args, tangents, transform=True, batched=True)
         nested = level is not None        # inside another level: keep its tangents
         out, aux = _split_aux(out, has_aux, where, (lambda t: t) if nested else _plain)
-        is_tuple, outs = _outputs(out, where)
+        tree, outs = _outputs(out, where)
         total = sum(sizes)
         jac = []
         for o in outs:
@@ -592,7 +642,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     row.append(Tensor._make(np.ascontiguousarray(cols).reshape(o.shape + x.shape)))
                 start += k
             jac.append(tuple(row) if not isinstance(argnums, int) else row[0])
-        jac = tuple(jac) if is_tuple else jac[0]
+        jac = _shaped(tree, jac)
         return (jac, aux) if has_aux else jac
     wrapper._al_internal = True
     return wrapper
@@ -666,9 +716,11 @@ def _batched_jvp(func, primals, tangents, has_aux):
         return func(*[batching.wrap(d, levels) for d in duals])
     batched_view._al_internal = getattr(func, "_al_internal", False)
     with batching.hidden(extra):          # carried by the tangents, not by batched tensors
-        out = forward_pass(batched_view, phys, ts)
+        if state.forward_level:
+            raise RuntimeError(NESTED_FORWARD)
+        out = run_level(batched_view, phys, ts, transform=True, batched=bool(extra))[0]
     out, aux = _split_aux(out, has_aux, where, lambda t: batching.wrap(_plain(batching.physical(t, levels)), levels))
-    is_tuple, outs = _outputs(out, where)
+    tree, outs = _outputs(out, where)
     outs = [batching.physical(o, levels) for o in outs]
     values = tuple(batching.wrap(_plain(o), levels) for o in outs)
     if extra:
@@ -676,7 +728,7 @@ def _batched_jvp(func, primals, tangents, has_aux):
                                        extra, sizes, levels) for o in outs)
     else:
         jv = tuple(batching.wrap(Tensor._make(np.array(tangent_of(o))), levels) for o in outs)
-    result = (values if is_tuple else values[0], jv if is_tuple else jv[0])
+    result = (_shaped(tree, values), _shaped(tree, jv))
     return result + (aux,) if has_aux else result
 
 
@@ -694,10 +746,10 @@ def _batched_jacobian(mode, func, argnums, has_aux, args):
     if mode is vjp:
         res = vjp(of_chosen, *chosen, has_aux=has_aux)
         out, pull = res[0], res[1]
-        is_tuple, outs = _outputs(out, "vjp(f, *primals)")
+        tree, outs = _outputs(out, "vjp(f, *primals)")
         basis, sizes = _basis(outs)
         seeds = tuple(Tensor._make(b) for b in basis)
-        rows = vmap(pull)(seeds if is_tuple else seeds[0])       # one backward walk
+        rows = vmap(pull)(_shaped(tree, seeds))                 # one backward walk
         jac, start = [], 0
         for o, k in zip(outs, sizes):
             row = tuple(g[start:start + k].reshape(o.shape + x.shape) for g, x in zip(rows, chosen))
@@ -712,9 +764,9 @@ def _batched_jacobian(mode, func, argnums, has_aux, args):
             return (res[1], res[2]) if has_aux else res[1]
         pushed = vmap(push, out_dims=(0, None) if has_aux else 0)(*[Tensor._make(b) for b in basis])
         cols, aux = pushed if has_aux else (pushed, None)
-        is_tuple = isinstance(cols, tuple)
+        tree = cols
         jac = []
-        for c in (cols if is_tuple else (cols,)):
+        for c in _leaves(cols):
             row, start = [], 0
             for x, k in zip(chosen, sizes):
                 part = c[start:start + k]
@@ -722,5 +774,8 @@ def _batched_jacobian(mode, func, argnums, has_aux, args):
                 row.append(part.reshape(c.shape[1:] + x.shape))
                 start += k
             jac.append(tuple(row) if not isinstance(argnums, int) else row[0])
-    jac = tuple(jac) if is_tuple else jac[0]
+    jac = _shaped(tree, jac)
     return (jac, aux) if has_aux else jac
+
+from . import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.func", __name__, "al.func")   # (names torch has: not_here.py)

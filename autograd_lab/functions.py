@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from . import dtypes, einsum_rules, math_rules, rules, more_rules, sequence_rules  # noqa: F401  (registers its rows)
+from . import dtypes, einsum_rules, index_add_rules, math_rules, rules, more_rules, sequence_rules  # noqa: F401  (registers its rows)
 from .checks import tensor_of, wrap_dim
 from .spellings import numpy_names, with_out
 from .tensor import Tensor
@@ -576,6 +576,10 @@ def gather(input, dim, index):
 @numpy_names
 def index_select(input, dim, index):
     return _t(input).index_select(dim, index)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    return _t(input).index_add(dim, index, source, alpha=alpha)
 
 
 @numpy_names

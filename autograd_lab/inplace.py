@@ -36,10 +36,10 @@ VIEW_OF_A_LEAF = "a view of a leaf Variable that requires grad is being used in 
 class InPlaceMethods:
     """Tensor's in-place methods (installed on Tensor by tensor_methods.py)."""
 
-    def _bump(self):
+    def _bump(self, count=1):
         box = self._vbox or self._box()
-        box[0] += 1
-        state.writes += 1
+        box[0] += count
+        state.writes += count
         if box[1] is not None:            # the node that computed these numbers may have saved
             box[1].out_box = box          # them: from now on it compares their version
             box[1] = None
@@ -89,9 +89,12 @@ class InPlaceMethods:
         if base._grad_fn is None and base._requires_grad:
             raise RuntimeError(VIEW_OF_A_LEAF)
 
-    def _overwrite(self, result):
+    def _overwrite(self, result, count=1):
         """Write ``result``, computed from this tensor as it is, into its memory, and make
-        result's node this tensor's history -- or, through a view, the base's."""
+        result's node this tensor's history -- or, through a view, the base's.  ``count``:
+        the write's versions (0: counted already, :func:`overwrite`)."""
+        if type(result) is not Tensor:    # batched (vmap), into a tensor that is not
+            result._written_into(self)
         node, base, have, got = result._grad_fn, self._base, self._data, result._data
         if base is not None:
             self._check_view(node is not None)
@@ -111,7 +114,7 @@ class InPlaceMethods:
             self._data = got              # no one else holds these numbers: take the new ones, no copy
         else:
             have[...] = got               # (cast as C casts: int8 += 300 wraps, as in torch)
-        self._bump()
+        self._bump(count)
         if node is None:
             if result._tangent is None:
                 return self
@@ -136,12 +139,16 @@ class InPlaceMethods:
             if self._retains_grad:
                 self._grad_fn.retain, node.retain = None, weakref.ref(self)
             self._grad_fn = node
-        self._tangent = tangent
+        if tangent is not None and self._tangent is not None:
+            self._tangent_writes = self.__dict__.get("_tangent_writes", 0) + 1   # (torch writes the
+        self._tangent = tangent           # tangent in place: a custom Function's jvp checks the count)
 
     def _put(self, op, value, key=(Ellipsis,)):
         """Write ``value`` at ``key``: x[key] = v, fill_, zero_, copy_, masked_fill_.  Through
         a view the write goes into the base, where torch records it (CopySlices)."""
         self._check_inplace()
+        if isinstance(value, Tensor) and type(value) is not Tensor:
+            value._written_into(self)     # batched (vmap), into a tensor that is not
         recorded = _tracked(self) or _tracked(value)
         if self._base is not None:
             self._check_view(recorded)
@@ -233,6 +240,20 @@ def replace_numbers(x, array):
     x._data = array
     x._bump()
     return x
+
+
+def overwrite(t, result, count=1):
+    """``result``, computed from ``t``, as an in-place write of ``t``: its numbers, its
+    history and a version more (``count``: 0 where the write was counted already).  For
+    the shell's writes that are not methods of Tensor: a custom Function's
+    ``mark_dirty``, vmap's writes to a batch."""
+    return t._overwrite(result, count)
+
+
+def check_writable(t):
+    """Refuse, in torch's words, to write ``t`` in place (a leaf that requires grad, an
+    inference tensor outside inference_mode, an expanded tensor)."""
+    t._check_inplace()
 
 
 def in_place_method(method, name):

@@ -29,7 +29,23 @@ from .modes import state
 from .printing import tensor_repr
 
 
-class Tensor:
+class _TensorType(type):
+    """Tensor's type, for one thing: ``dir(Tensor)`` leaves out the attributes marked
+    ``hidden`` (torch's names that autograd_lab lacks, which only raise when read:
+    not_here.py puts them on the class, where they cost nothing, unlike a __getattr__)."""
+
+    def __dir__(cls):
+        return [n for n in super().__dir__() if not _hidden(cls, n)]
+
+
+def _hidden(cls, name):
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return getattr(klass.__dict__[name], "hidden", False)
+    return False
+
+
+class Tensor(metaclass=_TensorType):
     # every tensor has its array and its grad_fn (None for a leaf); attributes that most
     # tensors never set live on the class, so making a tensor is cheap
     __slots__ = ("_data", "_grad_fn", "__dict__", "__weakref__")
@@ -272,6 +288,9 @@ class Tensor:
 
     def __repr__(self):
         return tensor_repr(self)
+
+    def __dir__(self):
+        return [n for n in object.__dir__(self) if not _hidden(type(self), n)]
 
     def __format__(self, spec):
         if self._data.ndim == 0:          # like torch: f"{t}" of a 0-d tensor is its number

@@ -15,6 +15,8 @@ import numpy as np
 
 from . import creation, devices, dtypes, engine, inplace, rules, recording, functions as F, more_rules, watch
 from . import sequence_rules
+
+from . import index_add_rules
 from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
 from .tensor import Tensor, install
 from .userframe import user_level
@@ -33,7 +35,7 @@ class TensorMethods:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         node = recording.edge(self)           # a leaf's hooks live on its AccumulateGrad node
-        return watch.RemovableHandle(watch.hooks_of(node).tensor, hook)
+        return watch.RemovableHandle(watch.hooks_of(node).tensor, watch.of_its_level(hook))
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` with this leaf once a backward has accumulated its
@@ -605,3 +607,47 @@ def _copied_memory(data, memo):
 
 
 install(DeepCopy)
+
+# -- index_add (its row: index_add_rules.py) ------------------------------------------------
+class IndexAddMethods:
+    def index_add(self, dim, index, source, *, alpha=1):
+        """``self`` with ``alpha * source`` added along ``dim`` at the positions ``index``
+        names (a position named twice gets both), checked in torch's words."""
+        for name, pos, value in (("index", 2, index), ("source", 3, source)):
+            if not isinstance(value, Tensor):
+                raise TypeError(f"index_add(): argument '{name}' (position {pos}) must be Tensor, "
+                                f"not {type(value).__name__}")
+        axis = wrap_dim(dim, self.ndim)
+        if self.ndim == 0:
+            raise NotImplementedError("index_add of a 0-d tensor is not implemented in autograd_lab "
+                                      "(index_add of a tensor of one dimension or more is)")
+        idx = index._data
+        if idx.dtype not in (np.int64, np.int32):
+            raise RuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
+                               f"{dtypes.scalar_type_name(idx.dtype)}")
+        if idx.ndim > 1:
+            raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim} "
+                             f"with type: {dtypes.scalar_type_name(idx.dtype)} and size: {list(idx.shape)}")
+        if source._data.dtype != self._data.dtype:
+            raise RuntimeError(f"index_add_(): self ({dtypes.scalar_type_name(self._data.dtype)}) and "
+                               f"source ({dtypes.scalar_type_name(source._data.dtype)}) must have the "
+                               "same scalar type")
+        n_idx, at = idx.size, axis % self.ndim
+        if source.ndim and n_idx != source.shape[wrap_dim(dim, source.ndim)]:
+            raise RuntimeError(f"index_add_(): Number of indices ({n_idx}) should be equal to "
+                               f"source.size(dim): ({source.shape[wrap_dim(dim, source.ndim)]}), for dim: {at}")
+        if source.ndim != self.ndim or any(s != t for i, (s, t) in enumerate(zip(source.shape, self.shape))
+                                           if i != at):
+            raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                               f"specified dimension. Got self.shape = {list(self.shape)} "
+                               f"source.shape = {list(source.shape)}")
+        bad = idx[(idx < 0) | (idx >= self.shape[at])]
+        if bad.size:
+            raise RuntimeError(f"index {bad[0]} is out of bounds for dimension {at} with size "
+                               f"{self.shape[at]}")
+        return index_add_rules.index_add(self, source, index=idx.reshape(-1), dim=at - self.ndim,
+                                         alpha=alpha)
+
+
+install(IndexAddMethods)
+Tensor.index_add_ = inplace.in_place_method(Tensor.index_add, "index_add_")

@@ -12,6 +12,7 @@ the node's pre-hooks, its rules, its hooks; at a leaf's node, its .grad is writt
 autograd_lab: once the whole walk succeeded), then its post-accumulate-grad hooks, then
 the node's hooks.
 """
+import contextlib
 import itertools
 import os
 import traceback
@@ -28,6 +29,36 @@ from .userframe import user_level
 tracers = []                            # the trace_backward blocks now open, innermost last
 walking = []                            # the walks whose hooks are running, innermost last
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+# A tensor hook registered while a grad transform of al.func (grad, vjp, jacrev) runs the
+# user's function belongs to that transform: it runs in that transform's backward walk
+# only, as torch keeps it at the transform's level (in grad of grad, the outer walk passes
+# the hooked node again, through the recorded inner backward, and does not run it).
+transform_level = [None]                # the grad transform running the user's function (func.py)
+walk_level = [None]                     # the grad transform whose backward walk runs (func.py)
+
+
+@contextlib.contextmanager
+def at_level(which, level):
+    """``which`` (transform_level or walk_level) is ``level`` inside."""
+    before, which[0] = which[0], level
+    try:
+        yield
+    finally:
+        which[0] = before
+
+
+def of_its_level(hook):
+    """``hook`` as registered now: if a grad transform runs, it runs in that one's walk only."""
+    level = transform_level[0]
+    if level is None:
+        return hook
+
+    def at_its_level(g):
+        return hook(g) if walk_level[0] is level else None
+    at_its_level.__name__ = getattr(hook, "__name__", repr(hook))
+    return at_its_level
 
 
 def note_origin(node):

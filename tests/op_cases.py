@@ -98,6 +98,7 @@ CASES = [
     ("gather", lambda a: a.gather(1, al.tensor([[0, 0, 2], [1, 0, 1]])), [(2, 3)], None),
     ("sort", lambda a: a.sort(1, descending=True).values, [(2, 4)], "apart"),
     ("index_select", lambda a: a.index_select(0, al.tensor([2, 0, 2])), [(3, 2)], None),
+    ("index_add", lambda a, b: a.index_add(0, al.tensor([2, 0, 2]), b, alpha=1.5), [(3, 2), (3, 2)], None),
     ("narrow", lambda a: a.narrow(1, 1, 2), [(2, 4)], None),
     ("split_sizes", lambda a: a.split([1, 3], dim=1)[1], [(2, 4)], None),
     ("chunk", lambda a: a.chunk(2)[0], [(4, 2)], None),

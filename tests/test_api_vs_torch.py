@@ -20,7 +20,7 @@ EXTRAS = {
     "autograd.GradcheckError": "torch.autograd.gradcheck.GradcheckError",
     "autograd.once_differentiable": "torch.autograd.function.once_differentiable",
     "autograd.is_anomaly_enabled": "torch.is_anomaly_enabled",
-    "explain": "no torch counterpart: the book's page of errors, for the last error raised",
+    "explain": "no torch counterpart: finds an error's entry on the book's page of errors",
 }
 NAMESPACES = ["", "autograd.", "autograd.functional.", "func.", "nn.", "nn.functional.", "nn.init.", "utils.data.",
               "random."]

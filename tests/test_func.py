@@ -59,9 +59,13 @@ def test_jvp_of_an_output_the_tangent_never_reaches_is_zero():
 def test_jvp_uses_a_custom_functions_jvp_rule():
     class Cube(al.autograd.Function):
         @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
+        def forward(x):
             return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.save_for_forward(inputs[0])      # jvp sees only these, as in torch
 
         @staticmethod
         def backward(ctx, g):
@@ -75,6 +79,20 @@ def test_jvp_uses_a_custom_functions_jvp_rule():
 
     _, jv = al.func.jvp(Cube.apply, (f64([1.0, 2.0]),), (f64([1.0, 1.0]),))
     assert jv.tolist() == [3.0, 12.0]
+
+
+def test_a_function_without_setup_context_is_refused_by_the_transforms_as_in_torch():
+    class Cube(al.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x ** 3
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t
+
+    with pytest.raises(RuntimeError, match="it must override the setup_context staticmethod"):
+        al.func.jvp(Cube.apply, (f64([1.0, 2.0]),), (f64([1.0, 1.0]),))
 
 
 def test_jvp_equals_the_double_backward_trick_of_autograd_functional():
@@ -125,15 +143,32 @@ def test_an_in_place_write_to_a_tensor_carrying_a_nested_tangent_is_refused():
     assert state.forward_level == 0
 
 
+class _Square(al.autograd.Function):
+    """x², its jvp, in the form torch's transforms take (setup_context, a vmap rule)."""
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return x * x
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_forward(inputs[0])
+
+    @staticmethod
+    def jvp(ctx, t):
+        (x,) = ctx.saved_tensors
+        return 2 * x * t
+
+
 def test_a_custom_function_inside_nested_forward_levels_is_refused_not_zeroed():
     from autograd_lab import forward_mode
-    from test_gradcheck import Square           # x², with its jvp
 
     x = f64([1.0, 2.0])
-    assert al.func.jacfwd(Square.apply)(x).tolist() == [[2.0, 0.0], [0.0, 4.0]]
-    with pytest.raises(RuntimeError, match="^SquareBackward pushes tangents at the outermost "
-                                           "forward-mode level only"):
-        al.func.jacfwd(al.func.jacfwd(Square.apply))(x)
+    assert al.func.jacfwd(_Square.apply)(x).tolist() == [[2.0, 0.0], [0.0, 4.0]]
+    with pytest.raises(RuntimeError, match="^_Square: a forward-mode transform of a forward-mode "
+                                           "transform .* torch runs its jvp staticmethod at the inner"):
+        al.func.jacfwd(al.func.jacfwd(_Square.apply))(x)
     assert state.forward_level == 0 and forward_mode.stack == []
 
 

@@ -147,3 +147,25 @@ def test_coverage_of_the_usage_table_against_autograd_lab():
     # (issue 48, item 2). Flip REQUIRE_EVERY_LISTED_NAME to make this a hard check.
     if REQUIRE_EVERY_LISTED_NAME:
         assert not missing, [r["name"] for r in missing]
+
+
+def test_a_name_autograd_lab_says_is_not_here_counts_as_missing_and_a_setting_it_accepts_as_there():
+    import autograd_lab as al
+    from autograd_lab.not_here import NotInAutogradLab, torch_names
+    al_, probes = torch_usage._al_probe()
+    lacking = next(n for n in sorted(torch_names()[0]["torch.nn"]) if not hasattr(al.nn, n))
+    try:
+        getattr(al.nn, lacking)
+    except NotInAutogradLab as e:
+        assert str(e).startswith(f"torch.nn.{lacking} is not implemented in autograd_lab")
+    assert torch_usage.al_lookup(f"torch.nn.{lacking}", al_, probes) is None
+    assert torch_usage.al_lookup("torch.backends.cudnn.deterministic", al_, probes) is False
+    assert torch_usage.al_lookup("torch.cuda.empty_cache", al_, probes) is not None
+
+
+def test_the_torch_names_autograd_lab_knows_are_those_of_the_committed_api_table():
+    import json
+    api = json.loads((ROOT / "usage" / "torch_api.json").read_text())
+    written = json.loads(torch_usage.NAMES_JSON.read_text())
+    assert written == json.loads(json.dumps(torch_usage.not_here_names(api))), \
+        "autograd_lab/torch_names.json is stale: run `python3 tools/torch_usage.py names`"

@@ -288,6 +288,37 @@ def build_api():
             "members": members, "params": params, "canonical": canonical}
 
 
+# the namespaces autograd_lab mirrors, whose torch names its "not here" errors know
+# (autograd_lab/not_here.py reads autograd_lab/torch_names.json, which `names` writes)
+NOT_HERE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
+                    "torch.utils", "torch.utils.data", "torch.func", "torch.autograd",
+                    "torch.autograd.functional", "torch.autograd.forward_ad", "torch.autograd.graph",
+                    "torch.cuda", "torch.backends", "torch.backends.cudnn", "torch.backends.mps",
+                    "torch.backends.cuda", "torch.amp", "torch.accelerator")
+NOT_HERE_CLASSES = ("torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer",
+                    "torch.utils.data.DataLoader")
+NAMES_JSON = ROOT / "autograd_lab" / "torch_names.json"
+
+
+def not_here_names(api):
+    """torch's public names in the namespaces and classes autograd_lab mirrors (imported
+    helpers such as typing's left out), for autograd_lab/torch_names.json."""
+    modules = {ns: sorted(n for n, kind in api["modules"].get(ns, {}).items()
+                          if kind != "external" and not n.startswith("_"))
+               for ns in NOT_HERE_MODULES}
+    members = {cls: sorted(n for n in api["members"].get(cls, {}) if not n.startswith("_"))
+               for cls in NOT_HERE_CLASSES}
+    return {"torch": api["torch"], "modules": modules, "members": members}
+
+
+def cmd_names(args):
+    api = json.loads(Path(args.api).read_text())
+    names = not_here_names(api)
+    Path(args.out).write_text(json.dumps(names, indent=0, sort_keys=True) + "\n")
+    print(f"{sum(map(len, names['modules'].values())) + sum(map(len, names['members'].values()))} "
+          f"names of torch {names['torch']} -> {args.out}")
+
+
 def cmd_api(args):
     api = build_api()
     Path(args.out).write_text(json.dumps(api, indent=0, sort_keys=True) + "\n")
@@ -1679,6 +1710,9 @@ def _al_probe():
 
 
 def _has(obj, name):
+    """Whether autograd_lab has ``name`` on ``obj``.  A name torch has and autograd_lab does
+    not raises autograd_lab's NotInAutogradLab (an AttributeError: not_here.py), which
+    counts as missing, as any error reading it does."""
     if obj is None:
         return False
     try:
@@ -1850,6 +1884,10 @@ def main(argv=None):
     c.add_argument("--api", default=str(API_JSON))
     c.add_argument("--manifest", default=str(MANIFEST))
     c.set_defaults(func=cmd_count)
+    n = sub.add_parser("names", help="write autograd_lab/torch_names.json (its \"not here\" errors)")
+    n.add_argument("--api", default=str(API_JSON))
+    n.add_argument("--out", default=str(NAMES_JSON))
+    n.set_defaults(func=cmd_names)
     v = sub.add_parser("coverage", help="which listed names autograd_lab has")
     v.add_argument("--table", default=str(USAGE / "torch_names.csv"))
     v.add_argument("--out", default=str(USAGE / "MISSING.md"))

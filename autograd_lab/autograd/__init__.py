@@ -23,3 +23,6 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "count_passes", "PassCounter", "gradcheck", "gradgradcheck",
            "GradcheckError", "functional", "trace_backward", "Step"]
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.autograd", __name__, "al.autograd")   # (names torch has: not_here.py)

@@ -88,3 +88,6 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(primal, None)
     given = getattr(tensor, "_tangent_tensor", None)
     return UnpackedDualTensor(primal, given if given is not None and given._data is t else Tensor._make(t))
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.autograd.forward_ad", __name__, "al.autograd.forward_ad")   # (names torch has: not_here.py)

@@ -494,3 +494,6 @@ def _hessian_product(func, inputs, v, create_graph, strict, name):
             result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back_trick")
     return (_unpack(_postprocess(outputs, create_graph), is_outputs_tuple),
             _unpack(_postprocess(result, create_graph), is_inputs_tuple))
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.autograd.functional", __name__, "al.autograd.functional")   # (names torch has: not_here.py)

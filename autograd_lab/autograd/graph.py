@@ -318,3 +318,6 @@ AccumulateGrad._sequence_nr = lambda node: 2 ** 64 - 1      # (torch gives a lea
 # a node's metadata: a dict the user may fill, kept as long as the node lives
 _metadata = weakref.WeakKeyDictionary()
 _RecordedNode.metadata = AccumulateGrad.metadata = property(lambda node: _metadata.setdefault(node, {}))
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.autograd.graph", __name__, "al.autograd.graph")   # (names torch has: not_here.py)

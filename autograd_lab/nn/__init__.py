@@ -56,3 +56,6 @@ __all__ += ["Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTrans
             "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
             "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
             "TransformerDecoderLayer"]
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.nn", __name__, "al.nn")   # (names torch has: not_here.py)

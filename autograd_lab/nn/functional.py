@@ -875,3 +875,6 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     if input.ndim not in (4, 5):
         _feature_dropout_warning("dropout3d", input.ndim, (4, 5), 3)
     return _unbatched_channel_dropout(input, p, training, inplace, input.ndim == 5)
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.nn.functional", __name__, "al.nn.functional")   # (names torch has: not_here.py)

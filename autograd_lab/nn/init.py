@@ -204,3 +204,6 @@ kaiming_uniform, kaiming_normal, orthogonal = _deprecated(kaiming_uniform_), _de
     _deprecated(orthogonal_)
 __all__ += ["orthogonal_", "trunc_normal_", "eye_", "dirac_", "uniform", "normal", "constant", "xavier_uniform",
             "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"]
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.nn.init", __name__, "al.nn.init")   # (names torch has: not_here.py)

@@ -11,7 +11,7 @@ import operator
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from .. import creation, devices, dtypes, modes
+from .. import creation, devices, dtypes, modes, not_here
 from ..tensor import Tensor
 from ..watch import RemovableHandle
 from . import functional as F, init, module_hooks
@@ -147,7 +147,12 @@ class Module:
             held = self.__dict__.get(table, {})
             if name in held:
                 return held[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        if name.startswith("_"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        raise not_here.error("torch.nn.Module", name, f"'{type(self).__name__}' object",
+                             dir(type(self)) + list(self.__dict__) +
+                             [n for t in ("_parameters", "_buffers", "_modules") for n in self.__dict__.get(t, {})],
+                             "al.nn.Module", kind="members")
 
     def __delattr__(self, name):
         for table in (self.__dict__.get("_parameters", {}), self.__dict__.get("_buffers", {}),

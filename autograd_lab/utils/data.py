@@ -359,3 +359,6 @@ class DistributedSampler(Sampler):
 
 
 __all__ += ["SubsetRandomSampler", "WeightedRandomSampler", "DistributedSampler"]
+
+from .. import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.utils.data", __name__, "al.utils.data")   # (names torch has: not_here.py)
