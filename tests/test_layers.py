@@ -242,6 +242,47 @@ def test_backward_runs_code_in_three_files_of_the_core():
     assert code <= 150, f"{code} lines of code on the path (chapter 06 says about 150)"
 
 
+def lines_run(program):
+    """(what ``program`` returns, {file name: the distinct lines of the package it runs}),
+    traced line by line, as chapter 06 traces them."""
+    import sys
+    ran = {}
+
+    def trace(frame, event, arg):
+        path = Path(frame.f_code.co_filename)
+        if event == "line" and path.is_relative_to(PACKAGE):
+            ran.setdefault(path.name, set()).add(frame.f_lineno)
+        return trace
+
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        return program(), ran
+    finally:
+        sys.settrace(previous)
+
+
+def test_the_first_program_runs_at_most_150_lines_in_5_files():
+    """Chapter 06's count: y = x * x; y.backward(v), after a warm-up run, runs at most 150
+    distinct lines of the package (the recording's and the walk's, added up) in at most 5
+    files: the optional machinery runs none, behind its switches."""
+    import autograd_lab as al
+
+    def first_program():
+        return al.tensor([1.0, 2.0], requires_grad=True), al.tensor([1.0, 1.0])
+    x, v = first_program()
+    (x * x).backward(v)
+    x, v = first_program()
+    y, recording = lines_run(lambda: x * x)
+    _, walking = lines_run(lambda: y.backward(v))
+    assert x.grad.tolist() == [2.0, 4.0]
+    total = sum(len(lines) for ran in (recording, walking) for lines in ran.values())
+    files = set(recording) | set(walking)
+    assert total <= 150 and len(files) <= 5, (total, {k: len(v) for k, v in recording.items()},
+                                              {k: len(v) for k, v in walking.items()})
+    assert "recording.py" in recording and "engine.py" in walking
+
+
 def test_the_walk_fits_on_one_screen_of_chapter_06():
     """engine.walk, which chapter 06 prints with inspect.getsource: at most 40 lines of
     code (docstring, comments and blank lines aside), each line narrow enough for the
