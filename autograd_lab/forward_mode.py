@@ -4,7 +4,7 @@ While a forward-mode level is live (``al.func.jvp``, ``autograd.forward_ad.dual_
 a tensor carries a tangent with its value, and ``recording.attach`` calls :func:`push`
 after each operation: the output's tangent is the sum of each input's JVP rule applied to
 that input's tangent (dual numbers).  At the outermost level a tangent is a plain array,
-``_tangent``, pushed by :func:`push_outermost`.
+``_tangent``, pushed by :func:`push`.
 
 Levels nest (``al.func.jvp`` inside ``al.func.jvp``, so ``jacfwd(jacfwd(f))``): a tensor
 then carries one tangent per level.  Each deeper level k has its own id, and a tensor
@@ -79,14 +79,30 @@ def give(t, level, value):
 
 def push(op, args, params, result):
     """The result's tangent at every live level, from its inputs' (recording.attach calls
-    this while a level is live)."""
+    this while a level is live).  The outermost level's tangent is an array, pushed here
+    from the inputs' arrays; deeper levels' are :func:`push_nested`'s."""
     if not state.grad_enabled:        # a view whose base was written since: its tangent is the
         for a in args:                # base's there now (recording's edges refresh it otherwise)
             if type(a) is Tensor and a._base is not None:
                 a._refresh_view()
     if not op.differentiable:
         return
-    push_outermost(op, args, params, result)
+    tangents = [a._tangent if isinstance(a, Tensor) else None for a in args]
+    if any(t is not None for t in tangents):
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        if op.promote and op.jvp_all is None:
+            # elementwise ops broadcast their inputs right-aligned; a batch of tangents must
+            # stay in front of the broadcast dimensions, not be mistaken for one of them
+            ndim = result._data.ndim
+            tangents = [t if t is None or t.ndim == x.ndim or x.ndim >= ndim else
+                        t.reshape(t.shape[:t.ndim - x.ndim] + (1,) * (ndim - x.ndim) + x.shape)
+                        for t, x in zip(tangents, arrays)]
+        with np.errstate(all="ignore"):
+            t = tangent_of(op, tangents, result._data, arrays, params)
+        if t is not None:
+            result._tangent = _as_array_tangent(t, result._data)
+            if state.dual_tensors is not None:    # forward_ad.dual_level takes it back at its end
+                state.dual_tensors.add(result)
     if state.forward_level > 1:
         push_nested(op, args, params, result)
     if result._grad_fn is not None:
@@ -106,35 +122,19 @@ def tangent_of(op, tangents, y, args, params):
     return out
 
 
-def push_outermost(op, args, params, result):
-    """The outermost level: the output's tangent, an array, from the inputs' arrays."""
-    tangents = [a._tangent if isinstance(a, Tensor) else None for a in args]
-    if all(t is None for t in tangents):
-        return
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    if op.promote and op.jvp_all is None:
-        # elementwise ops broadcast their inputs right-aligned; a batch of tangents must
-        # stay in front of the broadcast dimensions, not be mistaken for one of them
-        ndim = result._data.ndim
-        tangents = [t if t is None or t.ndim == x.ndim or x.ndim >= ndim else
-                    t.reshape(t.shape[:t.ndim - x.ndim] + (1,) * (ndim - x.ndim) + x.shape)
-                    for t, x in zip(tangents, arrays)]
-    with np.errstate(all="ignore"):
-        t = tangent_of(op, tangents, result._data, arrays, params)
-    if t is None:
-        return
+def _as_array_tangent(t, y):
+    """A rule's answer as the outermost level's tangent of y: an array of y's dtype, and
+    of its shape (behind any batch of tangents)."""
     t = np.asarray(t)
-    want = result._data.shape
+    want = y.shape
     if t.shape[t.ndim - len(want):] != want or t.ndim < len(want):
         t = np.broadcast_to(t, t.shape[:max(0, t.ndim - len(want))] + want)
-    result._tangent = t.astype(result._data.dtype, copy=False) if result._data.dtype.kind == "f" else t
-    if state.dual_tensors is not None:    # forward_ad.dual_level takes it back at its end
-        state.dual_tensors.add(result)
+    return t.astype(y.dtype, copy=False) if y.dtype.kind == "f" else t
 
 
 def push_nested(op, args, params, result):
     """The result's tangents at every nested level (the outermost one's is pushed by
-    :func:`push_outermost`)."""
+    :func:`push`)."""
     live = state.forward_level
     for k, level in enumerate(stack[:live - 1], start=2):     # (a rule runs with fewer live)
         tangents = [tangent(a, level) if type(a) is Tensor else None for a in args]

@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from . import checks, dtypes, recording, rules, saved
-from .checks import check_into, dense, index_key, is_mask, is_number
+from .checks import check_into, dense, index_key, is_mask, is_number, key_dims
 from .modes import state
 from .tensor import Tensor, unwrap
 
@@ -348,21 +348,13 @@ def _place(view, base):
 def _through_a_view(shape, key):
     """Whether torch's x[key] = v writes through a view of x: when the key has an int, a
     None or a slice that is not the whole of its dimension (those apply first)."""
-    claimed = sum(k.ndim if is_mask(k) else 0 if k is None or k is Ellipsis else 1 for k in key)
-    dims = iter(shape)
-    for k in key:
-        if k is Ellipsis:
-            for _ in range(len(shape) - claimed):
-                next(dims)
-        elif k is None or isinstance(k, (bool, int, np.integer, np.bool_)):
+    for k, sizes in key_dims(shape, key)[0]:
+        if k is None or isinstance(k, (bool, int, np.integer, np.bool_)):
             return True
-        elif isinstance(k, slice):
-            n = next(dims, 0)
+        if isinstance(k, slice):
+            n = sizes[0] if sizes else 0
             if k.start not in (None, 0) or k.step not in (None, 1) or (k.stop is not None and k.stop < n):
                 return True
-        else:                             # indices: a mask takes as many dimensions as it has
-            for _ in range(k.ndim if is_mask(k) else 1):
-                next(dims, 0)
     return False
 
 

@@ -269,7 +269,6 @@ def accumulator(leaf):
 
 
 _NO_PARAMS = {}                       # the parameters of every node recorded without any
-new_tensor = object.__new__
 
 
 def attach(op, args, params, out, arrays=None):
@@ -277,12 +276,12 @@ def attach(op, args, params, out, arrays=None):
     (where each input's gradient goes) and its number."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    result = new_tensor(Tensor)       # (Tensor._make, inlined: attach runs at every operation)
-    result._data, result._grad_fn = out, None
+    result = Tensor._make(out)
     if out.base is not None:          # a view of an input shares its versions (versions.py)
         share_version(result, args)
     if state.grad_enabled and op.differentiable:
-        edges, written, inner, got = None, False, 0, 0    # bits of inputs: computed by a node; get a gradient
+        edges, written = [None] * len(args), False
+        inner = got = 0                   # bits (bit i: input i): computed by a node; gets a gradient
         for i, a in enumerate(args):
             if type(a) is Tensor:
                 maker = a._grad_fn
@@ -294,10 +293,8 @@ def attach(op, args, params, out, arrays=None):
                     maker = a._accumulate or accumulator(a)
                 else:
                     continue
-                if edges is None:
-                    edges = [None] * len(args)
                 edges[i], got = maker, got | 1 << i
-        if edges is not None:             # (a node's fields are filled in here: no __init__)
+        if got:                           # (a node's fields are filled in here: no __init__)
             node = result._grad_fn = Node()
             node.next, node.op, node.seq, node.stamp = tuple(edges), op, next(_sequence), state.writes
             node._name = op.name if op.named is None else op.named(args, params)

@@ -105,6 +105,8 @@ def _text(fn):
                 value = cell.cell_contents
                 if isinstance(value, Op):
                     text = re.sub(rf"\b{var}\b", _row_name(value), text)
+                elif getattr(value, "__code__", None) is not None and value.__name__ != "<lambda>":
+                    text = re.sub(rf"\b{var}\b", value.__name__, text)
                 elif callable(value) and not hasattr(value, "__code__"):
                     text = re.sub(rf"\b{var}\b", _text(value), text)
             return text
@@ -146,8 +148,8 @@ def _inputs(op):
             code = fn.__code__
             names = code.co_varnames[2:code.co_argcount]
             if code.co_flags & inspect.CO_VARARGS:
-                star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
-                names += tuple(f"{star}{k}" for k in range(1, len(rules) - len(names) + 1))
+                star, extra = code.co_varnames[code.co_argcount + code.co_kwonlyargcount], len(rules) - len(names)
+                names += (star,) if extra == 1 else tuple(f"{star}{k}" for k in range(1, extra + 1))
             return tuple(names[:len(rules)])
     if op.vjp_all is not None:
         return ("*inputs",)

@@ -68,7 +68,7 @@ def _routed(g, share, elsewhere):
     r = g * share
     if isinstance(r, Tensor):
         return where(elsewhere, 0.0, r)
-    if np.isnan(r).any():
+    if np.isnan(np.add.reduce(r, axis=None)):   # (a NaN anywhere makes the sum NaN: one pass)
         r = np.array(r)                 # (a fresh array: a 0-d product is a NumPy number)
         np.copyto(r, 0, where=elsewhere)
     return r
@@ -538,7 +538,17 @@ permute = Op("PermuteBackward0", _permute_forward,
              jvp=(lambda t, y, x, dims: permute(t, dims),),
              saves=False)
 
-unsqueeze = Op("UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
+def _unsqueeze_forward(x, dim):
+    """x with a dimension of 1 at ``dim`` (an int or a tuple of them): a view, as
+    np.expand_dims makes, reshaped directly (the rules call this at every reduction's VJP)."""
+    dims = dim if type(dim) is tuple else (dim,)
+    ndim, shape = x.ndim + len(dims), list(x.shape)
+    for d in sorted(d % ndim for d in dims):
+        shape.insert(d, 1)
+    return x.reshape(shape)
+
+
+unsqueeze = Op("UnsqueezeBackward0", _unsqueeze_forward,
                vjp=(lambda g, y, x, dim: squeeze(g, dim),),
                jvp=(lambda t, y, x, dim: unsqueeze(t, dim),),
                saves=False)

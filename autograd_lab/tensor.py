@@ -80,8 +80,7 @@ class Tensor(metaclass=_TensorType):
     def _make(array):
         """A tensor of ``array``, made as cheaply as Python allows (every operation makes one)."""
         t = object.__new__(Tensor)
-        t._data = array
-        t._grad_fn = None
+        t._data, t._grad_fn = array, None
         return t
 
     # -- what it is ------------------------------------------------------------

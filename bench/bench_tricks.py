@@ -8,7 +8,7 @@ that holds it, undone after), and its case runs in turns against itself with the
 on (see bench_engine.in_turns); the ratio is the median over the turns of (time without
 the trick / time with it), with a 95% interval:
 
-- **writing into memory** (``Op(into=...)``, ``inplace.may_write_into``): an in-place op on
+- **writing into memory** (``Op(into=...)``, ``inplace.may_write_into``, ``versions.forward_into``): an in-place op on
   a big tensor computes into the tensor's own array.  Case: the in-place MLP step at
   batch 256 (bench_engine part 3).
 - **taking the new array** (``inplace`` reads ``sys.getrefcount``): an in-place write whose
@@ -16,15 +16,22 @@ the trick / time with it), with a 95% interval:
   old one.  Case: the in-place MLP step on tiny arrays, and the in-place chain.
 - **handing gradients over** (``Plan.owned``): a rule's fresh array becomes ``.grad`` as it
   is, where a copy would be made.  Case: the MLP step at batch 256 (part 2).
-- **letting go of what no rule reads** (``recording.shed``): a node keeps an input its
+- **letting go of what no rule reads** (``saved.shed``): a node keeps an input its
   rules never read as its array (or a stand-in), not as the tensor, so a long chain is
-  not a chain of live tensors.  Case: the deep chain of 100,000 operations.
+  not a chain of live tensors.  Case: the deep chain.
+- **one tuple per link** (``saved.shed``'s usual case): where a chain's link keeps
+  nothing of its input but the array, that tuple is the one of its arrays, not a copy:
+  one object fewer per link to allocate, and for the collector to visit.  Case: the deep
+  chain.
 
-Tricks that were measured and removed, as they paid less than 5%: a node that was itself
-the list of its edges (one object per link of a graph instead of two: 1.6% fewer
-instructions on a 100,000-link chain under callgrind, no difference in time over ten
-alternating runs), and a path of the walk that delivered a leaf's gradient without a turn
-of its own (see bench/before_after.py against the commit before the core's rewrite).
+Tricks that were measured and removed, as they paid less than 5%: a path of the walk that
+delivered a leaf's gradient without a turn of its own (see bench/before_after.py against
+the commit before the core's rewrite), and attach making its tensor without calling
+``Tensor._make`` (2% on the 100,000-link chain).  A node that was itself the list of its
+edges (one object per link of a graph instead of two) was removed for saving 1.6% of the
+instructions of a 100,000-link chain; timed in alternating processes (process time, ten
+each) it makes that chain 8% faster, as the collector's full passes visit fewer objects,
+but tests/test_backward.py holds each link at two objects for the collector.
 """
 import os
 
@@ -41,7 +48,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import bench_engine as be  # noqa: E402  (its cases, turns and intervals)
 from bench_engine import al  # noqa: E402
-from autograd_lab import engine, inplace, recording  # noqa: E402
+from autograd_lab import engine, inplace, recording, saved  # noqa: E402
 
 
 def without_writing_into_memory():
@@ -60,7 +67,19 @@ def without_handing_over():
 
 
 def without_shedding():
-    return mock.patch.object(recording, "shed", lambda op, out, args, arrays, unread: (out, args))
+    return mock.patch.object(recording, "shed", lambda node, unread: None)
+
+
+def without_one_tuple():
+    """shed, keeping a link's input in a tuple of its own (a copy of its arrays' tuple)."""
+    def shed(node, unread):
+        args = node.args
+        if unread == 1 and len(args) == 2 and args[0]._data.size < saved.KEEP_BELOW:
+            node.args = (args[0]._data, args[1])
+        else:
+            real_shed(node, unread)
+    real_shed = recording.shed
+    return mock.patch.object(recording, "shed", shed)
 
 
 def switched(fn, patch):
@@ -123,6 +142,8 @@ CASES = [
      lambda: be.mlp(al, *be.mlp_data(batch=1)), without_handing_over, 1000),
     ("letting go of what no rule reads", "deep chain, 20,000 operations",
      lambda: be.deep_chain(al, 20_000), without_shedding, 30),
+    ("one tuple per link", "deep chain, 100,000 operations",
+     lambda: be.deep_chain(al, 100_000), without_one_tuple, 10),
 ]
 
 

@@ -244,6 +244,60 @@ def test_backward_runs_code_in_three_files_of_the_core():
     assert code <= 150, f"{code} lines of code on the path (chapter 06 says about 150)"
 
 
+FIRST_PROGRAM = """
+import json, sys
+from pathlib import Path
+import autograd_lab as al
+
+package = Path(al.__file__).parent
+
+
+def lines_run(program):
+    ran = {}
+
+    def trace(frame, event, arg):
+        path = Path(frame.f_code.co_filename)
+        if event == "line" and path.is_relative_to(package):
+            ran.setdefault(path.name, set()).add(frame.f_lineno)
+        return trace
+
+    sys.settrace(trace)
+    try:
+        return program(), ran
+    finally:
+        sys.settrace(None)
+
+
+def first_program():
+    return al.tensor([1.0, 2.0], requires_grad=True), al.tensor([1.0, 1.0])
+
+
+x, v = first_program()
+(x * x).backward(v)
+x, v = first_program()
+y, recording = lines_run(lambda: x * x)
+_, walking = lines_run(lambda: y.backward(v))
+print(json.dumps([x.grad.tolist(), *({k: len(v) for k, v in ran.items()} for ran in (recording, walking))]))
+"""
+
+
+def test_the_first_program_runs_at_most_150_lines_in_5_files():
+    """Chapter 06's count: y = x * x; y.backward(v), traced line by line after a warm-up
+    run in a fresh interpreter (as the chapter's kernel is), runs at most 150 distinct
+    lines of the package (the recording's and the walk's, added up) in at most 5 files:
+    the optional machinery runs none, behind its switches."""
+    import json
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", FIRST_PROGRAM], capture_output=True, text=True,
+                         check=True, cwd=PACKAGE.parent).stdout
+    grad, recording, walking = json.loads(out)
+    assert grad == [2.0, 4.0]
+    total = sum(recording.values()) + sum(walking.values())
+    assert total <= 150 and len(set(recording) | set(walking)) <= 5, (total, recording, walking)
+    assert "recording.py" in recording and "engine.py" in walking
+
+
 def test_the_walk_fits_on_one_screen_of_chapter_06():
     """engine.walk, which chapter 06 prints with inspect.getsource: at most 40 lines of
     code (docstring, comments and blank lines aside), each line narrow enough for the

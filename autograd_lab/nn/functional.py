@@ -160,6 +160,8 @@ def _classes(input, target):
 
 
 def _in_bounds(t, classes, ignore_index):
+    if not t.size or 0 <= t.min() and t.max() < classes:
+        return                                # (the usual case, read in two passes)
     bad = (t != ignore_index) & ((t < 0) | (t >= classes))
     if bad.any():
         raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")

@@ -303,15 +303,15 @@ def linear_pair(name, forward, adjoint, saves, extras=0):
     inputs, not parameters, so that under vmap they are batched with x)."""
     none = (None,) * extras
     there = Op(name, forward,
-               vjp=(lambda g, y, x, *e, **p: back(g, x, *e, **p),) + none,
-               jvp=(lambda t, y, x, *e, **p: there(t, *e, **p),) + none,
+               vjp=(lambda g, y, x, *index, **p: back(g, x, *index, **p),) + none,
+               jvp=(lambda t, y, x, *index, **p: there(t, *index, **p),) + none,
                saves=saves)
     back = Op(name.replace("Backward0", "BackwardBackward0"),
-              lambda g, x, *e, **p: adjoint(g, *e, **p),
-              vjp=(lambda gg, y, g, x, *e, **p: there(gg, *e, **p),
-                   lambda gg, y, g, x, *e, **p: _zeros(gg)) + none,   # (y, gg and x: x's shape)
-              jvp=(lambda t, y, g, x, *e, **p: back(t, x, *e, **p),
-                   lambda t, y, g, x, *e, **p: _zeros(t)) + none,
+              lambda g, x, *index, **p: adjoint(g, *index, **p),
+              vjp=(lambda gg, y, g, x, *index, **p: there(gg, *index, **p),
+                   lambda gg, y, g, x, *index, **p: _zeros(gg)) + none,   # (y, gg and x: x's shape)
+              jvp=(lambda t, y, g, x, *index, **p: back(t, x, *index, **p),
+                   lambda t, y, g, x, *index, **p: _zeros(t)) + none,
               saves=tuple(range(2, 2 + extras)) or False)
     return there, back
 

@@ -32,8 +32,9 @@ def _spread(g, per_entry, reduction, count=None):
     a mean shares g among ``count`` entries (all of them unless given)."""
     if reduction == "none":
         return g * per_entry
-    g = sum.vjp[0](g, None, per_entry)        # a sum's VJP: g spread over every entry
-    if reduction == "mean":
+    if g.ndim:                                # a sum's VJP spreads g over every entry (the
+        g = unsqueeze(g, tuple(range(-per_entry.ndim, 0)))   # product broadcasts it); a batch
+    if reduction == "mean":                   # of seeds stays in front
         g = g / (math.prod(per_entry.shape) if count is None else count)
     return g * per_entry
 
@@ -136,14 +137,20 @@ def nll_picks(shape, target, weight, ignore_index):
     classes = shape[1] if len(shape) > 1 else shape[0]
     kept = target != ignore_index
     safe = np.where(kept, target, 0)
-    onehot = np.moveaxis(np.arange(classes) == safe[..., None], -1, 1 if len(shape) > 1 else 0)
-    w = np.ones(target.shape) if weight is None else weight[safe]
-    return onehot, np.where(kept, w, 0.0)
+    onehot = np.arange(classes) == safe[..., None]     # (classes last: in place for (N, C))
+    if len(shape) > 2:
+        onehot = np.moveaxis(onehot, -1, 1)
+    return onehot, kept.astype(np.float64) if weight is None else np.where(kept, weight[safe], 0.0)
 
 
 def _nll_forward(x, target, weight=None, ignore_index=-100, reduction="mean"):
-    onehot, w = nll_picks(x.shape, target, weight, ignore_index)
-    losses = -np.sum(np.where(onehot, x, 0), axis=1 if x.ndim > 1 else 0) * w
+    kept = target != ignore_index
+    safe = np.where(kept, target, 0)
+    w = kept.astype(np.float64) if weight is None else np.where(kept, weight[safe], 0.0)
+    # each target's -log p, picked from its row (the classes are dimension 1, or 0 alone)
+    picked = (x[safe] if x.ndim == 1 else x[np.arange(len(safe)), safe] if x.ndim == 2 else
+              np.take_along_axis(x, safe[:, None], 1)[:, 0])
+    losses = -picked * w
     if reduction == "mean":                   # torch divides by the targets' total weight
         return (losses.sum() / w.sum()).astype(x.dtype)
     return _reduced(losses, reduction).astype(x.dtype)
