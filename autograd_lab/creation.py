@@ -191,8 +191,8 @@ def _overflow(np_dtype):
 
 def as_tensor(data, dtype=None, device=None):
     devices.check(device)
-    if isinstance(data, Tensor) and dtype is None:
-        return data
+    if isinstance(data, Tensor):      # itself, or a cast that stays in the graph, as in torch
+        return data if dtype is None else data.to(dtype)
     return tensor(data, dtype=dtype)
 
 
