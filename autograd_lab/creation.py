@@ -9,6 +9,7 @@ same seed.  Every factory takes torch's ``dtype=``, ``device=`` (the CPU: see
 import functools
 import inspect
 import math
+import warnings
 
 import numpy as np
 
@@ -16,7 +17,8 @@ from . import devices, dtypes, formats
 from . import batching
 from .modes import made_in_inference_mode, state
 from .spellings import with_keywords, with_out
-from .tensor import Tensor, unwrap
+from .tensor import Tensor, refuse_integer_grad, unwrap
+from .userframe import user_level
 
 
 class Generator:
@@ -57,6 +59,7 @@ def _finish(data, requires_grad):
     if state.inference:
         made_in_inference_mode(t)
     if requires_grad:
+        refuse_integer_grad(t)
         t.requires_grad = True
     return t
 
@@ -69,6 +72,10 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     ``dtype`` must fit it, as in torch; NumPy arrays and tensors are cast, wrapping around.
     """
     devices.check(device)
+    if isinstance(data, Tensor):        # a copy that leaves the graph: torch says how to ask
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                      "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=user_level())
     np_dtype = dtypes.to_numpy(dtype)
     into_int = np_dtype is not None and np_dtype.kind in "iu"
     if isinstance(data, (Tensor, np.ndarray)) or isinstance(data, np.generic) and not into_int:
@@ -184,8 +191,8 @@ def _overflow(np_dtype):
 
 def as_tensor(data, dtype=None, device=None):
     devices.check(device)
-    if isinstance(data, Tensor) and dtype is None:
-        return data
+    if isinstance(data, Tensor):      # itself, or a cast that stays in the graph, as in torch
+        return data if dtype is None else data.to(dtype)
     return tensor(data, dtype=dtype)
 
 
