@@ -60,8 +60,14 @@ ELSEWHERE = {
     "torch.accelerator": "GPUs and other accelerators", "torch.amp": "mixed precision on GPUs",
     "torch.distributed": "training on several machines", "torch.multiprocessing": "worker processes",
     "torch.jit": "compiling models", "torch.compiler": "compiling models",
-    "torch.profiler": "profiling kernels", "torch.nn.DataParallel": "several GPUs",
+    "torch.profiler": "profiling kernels",
     "torch.nn.parallel": "several GPUs", "torch.mps": "Apple GPUs", "torch.xpu": "Intel GPUs",
+}
+
+# torch namespaces that work with other programs, and what to do here instead
+OTHER_PROGRAMS = {
+    "torch.utils.tensorboard": "it writes logs for TensorBoard, a program autograd_lab does not "
+                               "use; print the numbers, or plot them with matplotlib",
 }
 
 
@@ -84,8 +90,12 @@ def error(torch_ns, name, owner, have, label, kind="modules"):
         qualified = f"{torch_ns}.{name}"
         where = next((what for prefix, what in ELSEWHERE.items()
                       if qualified == prefix or qualified.startswith(prefix + ".")), None)
+        other = next((why for prefix, why in OTHER_PROGRAMS.items()
+                      if qualified == prefix or qualified.startswith(prefix + ".")), None)
         if where:
             reason = f"it is for {where}; autograd_lab computes with NumPy on one CPU"
+        elif other:
+            reason = other
         else:
             shared = len(known & set(have))
             reason = (f"{label} has {shared} of {torch_ns}'s {len(known)} public names: "
