@@ -13,8 +13,9 @@ name torch does not have either is a typo, and gets Python's usual AttributeErro
 "Did you mean" where one of autograd_lab's names is close.  Covered: ``al.*``, ``al.nn``,
 ``al.nn.functional``, ``al.nn.init``, ``al.optim``, ``al.utils``, ``al.utils.data``,
 ``al.func``, ``al.autograd`` (and its ``functional``, ``forward_ad``, ``graph``),
-``al.cuda``, ``al.backends``, ``al.amp``, ``al.accelerator``; the attributes of tensors,
-modules, optimizers and data loaders.
+``al.cuda``, ``al.backends``, ``al.amp``, ``al.accelerator``, ``al.distributions``,
+``al.optim.lr_scheduler``, ``al.nn.utils`` (and its ``rnn``), ``al.random``; the
+attributes of tensors, modules, optimizers and data loaders.
 
 **Why the error is both an AttributeError and a NotImplementedError.**  Reading a missing
 attribute must stay an AttributeError: ``hasattr(x, name)`` and ``getattr(x, name,

@@ -15,7 +15,13 @@ MODULES = {"torch": al, "torch.nn": al.nn, "torch.nn.functional": al.nn.function
            "torch.autograd.forward_ad": al.autograd.forward_ad, "torch.autograd.graph": al.autograd.graph,
            "torch.cuda": al.cuda, "torch.backends": al.backends, "torch.backends.cudnn": al.backends.cudnn,
            "torch.backends.mps": al.backends.mps, "torch.backends.cuda": al.backends.cuda,
-           "torch.amp": al.amp, "torch.accelerator": al.accelerator}
+           "torch.amp": al.amp, "torch.accelerator": al.accelerator,
+           "torch.distributions": al.distributions, "torch.optim.lr_scheduler": al.optim.lr_scheduler,
+           "torch.nn.utils": al.nn.utils, "torch.nn.utils.rnn": al.nn.utils.rnn, "torch.random": al.random}
+
+
+def test_every_namespace_the_names_file_holds_is_checked_here():
+    assert set(MODULES) == set(torch_names()[0])
 
 
 def _instances():

@@ -294,7 +294,8 @@ NOT_HERE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init",
                     "torch.utils", "torch.utils.data", "torch.func", "torch.autograd",
                     "torch.autograd.functional", "torch.autograd.forward_ad", "torch.autograd.graph",
                     "torch.cuda", "torch.backends", "torch.backends.cudnn", "torch.backends.mps",
-                    "torch.backends.cuda", "torch.amp", "torch.accelerator")
+                    "torch.backends.cuda", "torch.amp", "torch.accelerator", "torch.distributions",
+                    "torch.optim.lr_scheduler", "torch.nn.utils", "torch.nn.utils.rnn", "torch.random")
 NOT_HERE_CLASSES = ("torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer",
                     "torch.utils.data.DataLoader")
 NAMES_JSON = ROOT / "autograd_lab" / "torch_names.json"
