@@ -13,7 +13,8 @@ order.  Where a CPU-only torch refuses, so does autograd_lab, in torch's words.
   ``max_memory_allocated()`` (and the ``reserved`` ones) are 0, ``is_bf16_supported()`` is
   False; ``synchronize()``, ``current_device()``, ``set_device()``, ``get_device_name()``,
   ``get_device_capability()``, ``reset_peak_memory_stats()`` raise "Torch not compiled with
-  CUDA enabled", as there.
+  CUDA enabled", as there (for ``set_device`` and ``reset_peak_memory_stats`` torch 2.13
+  raises an AttributeError about its C extension instead: the words here say why).
 - Mixed precision: ``al.autocast(device_type, ...)``, ``al.amp.autocast``,
   ``al.cuda.amp.autocast`` (a context manager and a decorator): for "cuda", torch's warning
   and nothing else (no GPU: disabled); for "cpu" with bfloat16 or float16 it is refused in

@@ -139,3 +139,14 @@ def test_casting_to_a_cuda_legacy_type_is_refused_as_a_cpu_only_torch_refuses_it
     for lib in (torch, al):
         with pytest.raises(RuntimeError, match=r"^Cannot initialize CUDA without ATen_cuda library"):
             lib.zeros(2).type(lib.cuda.FloatTensor)
+
+
+def test_choosing_a_gpu_is_refused_in_words_where_torch_fails_on_its_own_internals():
+    """torch 2.13 without CUDA raises an AttributeError naming its C extension's missing
+    function; autograd_lab says what is missing instead."""
+    for f in (lambda L: L.cuda.set_device(0), lambda L: L.cuda.reset_peak_memory_stats()):
+        with pytest.raises(AttributeError, match=r"^module 'torch._C' has no attribute '_cuda_"):
+            f(torch)
+        with pytest.raises(AssertionError, match=r"^Torch not compiled with CUDA enabled \(autograd_lab "
+                                                 r"runs on the CPU only"):
+            f(al)
