@@ -190,10 +190,25 @@ def _overflow(np_dtype):
 
 
 def as_tensor(data, dtype=None, device=None):
+    """``data`` as a tensor, copied only where it must be, as torch's: a tensor of the dtype
+    asked is given back itself (of another dtype, converted as ``x.to(dtype)`` converts,
+    graph kept); a NumPy array of the dtype asked shares its memory, as ``from_numpy``'s
+    does; anything else is copied, as by ``tensor()``."""
     devices.check(device)
-    if isinstance(data, Tensor):      # itself, or a cast that stays in the graph, as in torch
-        return data if dtype is None else data.to(dtype)
+    np_dtype = dtypes.to_numpy(dtype)
+    if isinstance(data, Tensor):
+        return data if np_dtype is None or np_dtype == data._data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and np_dtype in (None, data.dtype) and _storable(data.dtype):
+        return from_numpy(data)
     return tensor(data, dtype=dtype)
+
+
+def _storable(np_dtype):
+    try:
+        dtypes.from_numpy(np_dtype)
+        return True
+    except TypeError:
+        return False
 
 
 def from_numpy(array):
