@@ -638,9 +638,13 @@ def index_forward(x, key, lead=0):
     split = _ints_first(full)
     try:
         out = x[full] if split is None else x[split[0]][split[1]]
-    except IndexError:
+    except IndexError as e:
         check_masks(x.shape, full)   # a mask of the wrong shape, in torch's words
-        raise
+        said = str(e)
+        if " is out of bounds for axis " not in said:
+            raise
+        # an index past the end: NumPy's sentence with torch's word for an axis
+        raise IndexError(said.replace(" for axis ", " for dimension ")) from None
     if type(out) is not np.ndarray:   # every dimension indexed by an int: NumPy gives a copied
         out = x[full + (Ellipsis,)]   # number; the trailing ... gives a 0-d view, as torch
     return out

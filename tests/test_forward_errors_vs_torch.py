@@ -1,10 +1,12 @@
 """The errors a forward pass meets first, against torch 2.13 (the first group of the page
 of errors, book/errors.ipynb): every pairing of shapes and dtypes in a matrix product
 (`@`, matmul, mm, bmm, dot, mv, nn.Linear with and without a bias) raises torch's type and
-words, which depend on the kernel torch's matmul reaches; shapes that do not broadcast or
-expand; a loss's target of the wrong dtype; an integer tensor asked to require grad, in
-each of torch's three phrasings; and torch's warnings for al.tensor(a tensor) and a
-softmax without dim."""
+words, which depend on the kernel torch's matmul reaches; so do a convolution's mixed
+dtypes, an index past the end, shapes that do not broadcast or expand, a loss's target of
+the wrong dtype, and an integer tensor asked to require grad (in each of torch's three
+phrasings); al.tensor(a tensor) and a softmax without dim warn as torch does.  (Two
+index errors are left out: for x[:, [1, 7]] and y[..., 9] torch names dimension 0 and 1,
+autograd_lab the dimension indexed, 1 and 2.)"""
 import itertools
 import warnings
 
@@ -65,6 +67,19 @@ REFUSED = {
     "a batch that does not broadcast": lambda L: L.ones(5, 2, 3) @ L.ones(4, 3, 2),
     "expand to another size": lambda L: L.ones(3).expand(2, 4),
     "expand a leading dimension": lambda L: L.ones(2, 3).expand(4, 3),
+    "an index past the end": lambda L: L.ones(3, 4)[5],
+    "an index past the end of dimension 1": lambda L: L.ones(3, 4)[1, 9],
+    "a negative index past the start": lambda L: L.ones(3, 4)[-4],
+    "a tensor of indices past the end": lambda L: L.ones(3, 4)[L.tensor([0, 5])],
+    "a convolution of double inputs and float weights": lambda L: L.nn.Conv2d(1, 1, 3)(
+        L.ones(1, 1, 5, 5, dtype=L.float64)),
+    "a convolution of Long inputs": lambda L: L.nn.Conv1d(1, 1, 3)(L.ones(1, 1, 5, dtype=L.int64)),
+    "a convolution without a bias": lambda L: L.nn.Conv2d(1, 1, 3, bias=False)(
+        L.ones(1, 1, 5, 5, dtype=L.float64)),
+    "a convolution of a double bias": lambda L: L.nn.functional.conv2d(
+        L.ones(1, 1, 5, 5), L.ones(1, 1, 3, 3), L.ones(1, dtype=L.float64)),
+    "a transposed convolution of double inputs": lambda L: L.nn.ConvTranspose2d(1, 1, 3)(
+        L.ones(1, 1, 5, 5, dtype=L.float64)),
     "binary_cross_entropy of a Long target": lambda L: L.nn.functional.binary_cross_entropy(
         L.full((3,), 0.5), L.tensor([1, 0, 1])),
     "binary_cross_entropy of a Double target": lambda L: L.nn.functional.binary_cross_entropy(
