@@ -305,7 +305,7 @@ tanh = Op("TanhBackward0", np.tanh,
 def _sigmoid_into(x, out):
     """sigmoid's forward for sigmoid_ on a big tensor: the same operations in the same
     order (so the same numbers to the bit), in x's own memory instead of three new arrays.
-    (Change the two together: tests/test_inplace.py compares them bit for bit.)"""
+    (Change the two together: tests/core/test_inplace.py compares them bit for bit.)"""
     np.negative(x, out=out)
     np.exp(out, out=out)
     np.add(out, 1, out=out)

@@ -18,7 +18,7 @@ from .modes import state
 from .tensor import Tensor
 
 # Arrays smaller than this are always kept: they cost nothing, and pictures of the graph
-# show their values.  (tests/test_ops.py sets it to 0, so that every rule meets stand-ins.)
+# show their values.  (tests/core/test_ops.py sets it to 0, so that every rule meets stand-ins.)
 KEEP_BELOW = 4096
 _stand_ins = {}                       # (shape, dtype) -> (array, tensor), reused
 _zeros = {}                           # dtype -> the one zero every stand-in of it shows

@@ -1,6 +1,6 @@
 """The index of the page of errors, and the page's error finder.
 
-The index lists each entry of book/errors.ipynb (read as data by tests/errors_page.py:
+The index lists each entry of book/errors.ipynb (read as data by tests/support/errors_page.py:
 the page is parsed in one place) with what it takes to find it and explain it: its
 phrasings (its heading, its message as the page shows it, and how JAX and TensorFlow say
 it, from book/errors_elsewhere.toml), its cause as plain text, the first fix, and the
@@ -11,7 +11,7 @@ section that teaches it; plus the matcher's RULES (autograd_lab/error_finder.py)
   page of errors: the box the page's first markdown cell holds (``al-error-finder``).
 * As a script, ``python3 tools/sphinxext/errors_index.py`` writes the same index to
   autograd_lab/errors_index.json, the package data ``al.explain()`` reads (the package
-  works without the book).  tests/test_error_finder.py checks that the committed file
+  works without the book).  tests/book/test_error_finder.py checks that the committed file
   equals what the page generates now: run this after changing the page.
 """
 import json
@@ -33,8 +33,8 @@ TEX = [(r"\\partial ?", "∂"), (r"\^\\top ?", "ᵀ"), (r"\\cdot", "·"), (r"\\i
 
 
 def _errors_page():
-    if str(ROOT / "tests") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tests"))
+    if str(ROOT / "tests" / "support") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests" / "support"))
     import errors_page
     return errors_page
 
