@@ -28,6 +28,9 @@ for _folder in ("explorers", "book", "torch_parity", "core", "support"):
     _path = os.path.join(_TESTS, _folder)
     if _path not in sys.path:
         sys.path.insert(0, _path)
+_BOOK = os.path.join(os.path.dirname(_TESTS), "book")     # book content: book_answers.py
+if _BOOK not in sys.path:
+    sys.path.append(_BOOK)
 
 from book_site import (BUILD_HINT, HTML, ROOT, require_or_skip, source_of, toc_docnames,
                        toc_path)

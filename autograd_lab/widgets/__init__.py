@@ -28,7 +28,7 @@ __all__ = ["Explorer", "SeedExplorer", "WhereExplorer", "JacobianExplorer", "Gra
            "GraphExplorer", "parse_numbers"]
 __all__ += ["InplaceExplorer", "PerSampleExplorer"]
 
-# the exercises' answer boxes (exercise.py: the widget; book_answers.py: the book's exercises)
-from .exercise import AnswerBox  # noqa: E402
-from .book_answers import answer_box  # noqa: E402
+# the exercises' answer boxes (exercise.py: the widget and its judge; the book's exercises
+# live with the book, in book/book_answers.py)
+from .exercise import AnswerBox, answer_box  # noqa: E402
 __all__ += ["AnswerBox", "answer_box"]

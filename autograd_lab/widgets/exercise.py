@@ -353,3 +353,25 @@ def _as_text(ask, value):
     if ask.kind == "choice":
         return str(value)
     return ", ".join(map(str, value))
+
+
+BOOK_ANSWERS = "book_answers"     # book/book_answers.py: the book's exercises, beside the chapters
+
+
+def answer_box(key, ns):
+    """The answer box of the book's exercise ``key`` ("03.1": chapter 03, exercise 1),
+    from the notebook's names ``ns`` (pass ``globals()``).  The exercises are book
+    content: ``book/book_answers.py``, found beside the chapter (a chapter's kernel runs
+    in book/, where Python looks first)."""
+    import importlib
+    try:
+        book = importlib.import_module(BOOK_ANSWERS)
+    except ModuleNotFoundError as e:
+        if e.name != BOOK_ANSWERS:
+            raise
+        raise ModuleNotFoundError(
+            "answer_box builds the boxes of the book's exercises, which live in "
+            "book/book_answers.py beside the chapters: run the chapter from book/ "
+            "(JupyterLab opened on book/, nbval and the book's build do)",
+            name=BOOK_ANSWERS) from None
+    return book.answer_box(key, ns)

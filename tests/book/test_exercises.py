@@ -18,8 +18,8 @@ import pytest
 
 from book_site import HTML, source_of, toc_docnames
 from explorer_driver import current_notebook, open_page
+import book_answers  # (book/book_answers.py: the book's exercises)
 
-from autograd_lab.widgets import book_answers
 from autograd_lab.widgets._base import PAGE_MIME
 from autograd_lab.widgets.exercise import AnswerBox, Ask, Mistake, judge, slug
 

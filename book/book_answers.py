@@ -6,12 +6,16 @@ reasoning, with a hint naming the mistake and the section that teaches it.
 A chapter shows the box of an exercise below the exercise's check, with
 ``al.widgets.answer_box("03.1", globals())``: the solution and the check have run, so the
 answer and the exercise's inputs are the notebook's own (no number is typed twice).
+
+This is book content and lives beside the chapters: the kernel of a chapter runs in
+book/ (JupyterLab opened on book/, nbval, the book's build), where ``answer_box`` finds
+this module.  The widget and the judge are the library's (``exercise.py``).
 """
 import numpy as np
 
 import autograd_lab as al
 
-from .exercise import AnswerBox, Ask, Mistake
+from autograd_lab.widgets.exercise import AnswerBox, Ask, Mistake
 
 CH = {"00": "00_first_gradient", "01": "01_autograd_in_one_sitting",
       "01b": "01b_the_chain_rule_in_numbers", "02": "02_masks_where_select_cond", "02b": "02b_masks_in_practice",
