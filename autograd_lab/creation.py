@@ -12,11 +12,12 @@ import math
 
 import numpy as np
 
-from . import devices, dtypes, formats
+from . import devices, formats
+from .core import dtypes
 from . import batching
-from .modes import made_in_inference_mode, state
+from .core.modes import made_in_inference_mode, state
 from .spellings import with_keywords, with_out
-from .tensor import Tensor, unwrap
+from .core.tensor import Tensor, unwrap
 
 
 class Generator:

@@ -15,7 +15,7 @@ import numpy as np
 
 import autograd_lab as al
 
-from autograd_lab.widgets.exercise import AnswerBox, Ask, Mistake
+from autograd_lab.teaching.widgets.exercise import AnswerBox, Ask, Mistake
 
 CH = {"00": "00_first_gradient", "01": "01_autograd_in_one_sitting",
       "01b": "01b_the_chain_rule_in_numbers", "02": "02_masks_where_select_cond", "02b": "02b_masks_in_practice",

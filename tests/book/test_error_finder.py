@@ -1,5 +1,5 @@
 """Paste an error, land on its entry: the error finder of the page of errors and
-``al.explain()`` (autograd_lab/error_finder.py; its twin in the page,
+``al.explain()`` (autograd_lab/teaching/error_finder.py; its twin in the page,
 tools/sphinxext/error_finder.js).
 
 The test data are real: what PyTorch 2.13, TensorFlow 2.21, JAX 0.10.2 and autograd_lab
@@ -26,7 +26,7 @@ from book_site import ROOT
 
 import autograd_lab as al
 from autograd_lab import error_finder
-from autograd_lab.error_finder import Finder, match, message_of
+from autograd_lab.teaching.error_finder import Finder, match, message_of
 
 sys.path.insert(0, str(ROOT / "tools" / "sphinxext"))
 import errors_index  # noqa: E402
@@ -57,12 +57,12 @@ def first_is(label, text):
 
 # -- the data ---------------------------------------------------------------------------------
 def test_the_committed_index_is_what_the_page_generates_now():
-    """autograd_lab/errors_index.json (package data: al.explain() works without the book)
+    """autograd_lab/teaching/errors_index.json (package data: al.explain() works without the book)
     equals the index built from book/errors.ipynb and book/errors_elsewhere.toml now;
     after changing them, run `python3 tools/sphinxext/errors_index.py`."""
-    committed = (ROOT / "autograd_lab" / "errors_index.json").read_text(encoding="utf-8")
+    committed = (ROOT / "autograd_lab" / "teaching" / "errors_index.json").read_text(encoding="utf-8")
     assert committed == errors_index.dumps(errors_index.build_index()), \
-        "autograd_lab/errors_index.json is stale: run python3 tools/sphinxext/errors_index.py"
+        "autograd_lab/teaching/errors_index.json is stale: run python3 tools/sphinxext/errors_index.py"
 
 
 def test_every_entry_is_tested_with_real_messages_of_pytorch_and_autograd_lab():

@@ -20,8 +20,8 @@ from book_site import HTML, source_of, toc_docnames
 from explorer_driver import current_notebook, open_page
 import book_answers  # (book/book_answers.py: the book's exercises)
 
-from autograd_lab.widgets._base import PAGE_MIME
-from autograd_lab.widgets.exercise import AnswerBox, Ask, Mistake, judge, slug
+from autograd_lab.teaching.widgets._base import PAGE_MIME
+from autograd_lab.teaching.widgets.exercise import AnswerBox, Ask, Mistake, judge, slug
 
 NOTEBOOKS = [p for p in map(source_of, toc_docnames()) if p is not None and p.suffix == ".ipynb"]
 
@@ -45,7 +45,7 @@ def as_typed(part, value):
     kind = part["kind"]
     if kind in ("numbers", "linear"):
         import numpy as np
-        from autograd_lab.widgets._base import from_js, text
+        from autograd_lab.teaching.widgets._base import from_js, text
         a = np.array([float(from_js(v)) for v in value["values"]]).reshape(value["shape"])
         return text(a)
     if kind == "shape":
@@ -257,8 +257,8 @@ def test_one_exercise_per_chapter_is_judged_by_the_kernel_in_jupyterlab(chromium
     a mistake and bad input typed into the view."""
     chapters = [p for p in NOTEBOOKS if boxes_of(p)]
     cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-              "source": f"import json\nfrom autograd_lab.widgets import AnswerBox\n"
-                        f"from autograd_lab.widgets._base import PAGE_MIME\n"
+              "source": f"import json\nfrom autograd_lab.teaching.widgets import AnswerBox\n"
+                        f"from autograd_lab.teaching.widgets._base import PAGE_MIME\n"
                         f"def box(name):\n"
                         f"    cells = json.load(open(name))['cells']\n"
                         f"    return AnswerBox.from_bundle(next(o['data'][PAGE_MIME] for c in cells\n"

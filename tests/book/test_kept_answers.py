@@ -1,4 +1,4 @@
-"""The book remembers a reader's answers (autograd_lab/widgets/progress.js, hosted by
+"""The book remembers a reader's answers (autograd_lab/teaching/widgets/progress.js, hosted by
 page.js): in the built pages, what is typed into an answer box is kept in the browser's
 localStorage (this site only, nothing sent anywhere), a reload shows it again with its
 verdict judged anew, each chapter's Exercises say "Solved here: n of m", the intro's map

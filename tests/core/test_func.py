@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab.modes import state
+from autograd_lab.core.modes import state
 
 
 def f64(values, requires_grad=False):

@@ -322,7 +322,7 @@ def test_a_big_write_with_warnings_made_errors_is_whole_or_not_at_all():
 
 
 def test_the_write_under_way_is_taken_only_by_its_own_op_in_its_own_thread():
-    from autograd_lab.modes import state
+    from autograd_lab.core.modes import state
     x = big(6, requires_grad=False)
     before = x.numpy().copy()
     state.into = (x._data, -1)            # another thread's x.add_ is under way

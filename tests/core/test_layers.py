@@ -8,7 +8,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autograd_lab"
 
-# the core: what chapter 06 sends a reader to (see README, "Layout")
+# the core: what chapter 06 sends a reader to, in autograd_lab/core/ (see README, "Where
+# things live"), beside the optional machinery and the layers below them
 CORE = ["tensor", "recording", "rules", "inplace", "engine"]
 
 
@@ -130,17 +131,33 @@ def test_no_module_reads_another_modules_private_names():
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("core", CORE)
+def in_folder(folder):
+    return sorted(m for m in modules() if m.startswith(f"autograd_lab.{folder}."))
+
+
+@pytest.mark.parametrize("core", in_folder("core"))
 def test_the_core_imports_nothing_from_the_shell(core):
-    """The core builds on the layers below it (dtypes, modes, checks, printing, watch, and
-    the optional machinery recording calls: versions, saved, forward_mode) and on itself,
-    never on the PyTorch-shaped shell around it."""
-    below = {"autograd_lab.dtypes", "autograd_lab.modes", "autograd_lab.checks", "autograd_lab.printing",
-             "autograd_lab.userframe", "autograd_lab.devices", "autograd_lab.watch",
-             "autograd_lab.versions", "autograd_lab.saved", "autograd_lab.forward_mode"}
-    allowed = below | {f"autograd_lab.{c}" for c in CORE}
-    took = graph()[f"autograd_lab.{core}"]
+    """The core (autograd_lab/core/: the five files chapter 06 reads, the optional
+    machinery recording calls and the layers below them) builds on itself, never on the
+    PyTorch-shaped shell around it or the book's tools -- but for ``devices``, a tensor's
+    ``.device``."""
+    allowed = {"autograd_lab.core", *in_folder("core"), "autograd_lab.devices"}
+    took = graph()[core]
     assert took <= allowed, f"{core} imports {sorted(took - allowed)}"
+
+
+def test_the_core_holds_what_chapter_06_reads():
+    assert {f"autograd_lab.core.{name}" for name in CORE} <= set(in_folder("core"))
+
+
+def test_nothing_imports_the_teaching_tools_but_themselves():
+    """The book's tools (autograd_lab/teaching/: pictures, the rulebook, the error
+    finder, the explorers) sit on top: no module of the core or the shell imports them
+    (the package's __init__ offers al.explain and al.viz)."""
+    teaching = {"autograd_lab.teaching", *in_folder("teaching")}
+    bad = {m: sorted(took & teaching) for m, took in graph().items()
+           if m not in teaching and m != "autograd_lab" and took & teaching}
+    assert not bad, bad
 
 
 # what the shell reads of the core that is not a public name: a tensor's array, and the
@@ -148,7 +165,7 @@ def test_the_core_imports_nothing_from_the_shell(core):
 # torch's own names for what they are in autograd_lab.)
 SHELL_READS = {"_data", "_make"}
 SHELL = ("creation", "devices", "more_rules", "einsum_rules", "functions", "tensor_methods", "func",
-         "batching", "rulebook", "viz", "graph_layout", "optim", "autograd", "nn", "utils", "widgets",
+         "batching", "teaching", "optim", "autograd", "nn", "utils",
          "math_rules", "index_rules", "math_functions", "index_functions", "storage", "formats", "spellings",
          "random", "serialization")
 
@@ -156,7 +173,7 @@ SHELL = ("creation", "devices", "more_rules", "einsum_rules", "functions", "tens
 def private_names(module):
     """The private names (not dunders) defined in the classes of a core module."""
     found = set()
-    for node in ast.walk(ast.parse((PACKAGE / f"{module}.py").read_text())):
+    for node in ast.walk(ast.parse((PACKAGE / "core" / f"{module}.py").read_text())):
         if isinstance(node, ast.ClassDef):
             for item in node.body:
                 targets = ([item.name] if isinstance(item, ast.FunctionDef) else

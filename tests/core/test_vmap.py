@@ -10,8 +10,8 @@ import pytest
 import autograd_lab as al
 from autograd_lab import func, rules, rulebook
 from autograd_lab import batching
-from autograd_lab.modes import state
-from autograd_lab.recording import Op
+from autograd_lab.core.modes import state
+from autograd_lab.core.recording import Op
 
 
 def loop(f, *xs):

@@ -25,7 +25,7 @@ def presses():
     """Every button: each prediction on the chapter's starting pair (exp, then mul_); each
     operation; each write (on y = x.sin(), then the leaf writes on y = x ** 2 and exp), each
     followed by a prediction; a prediction changed after it was judged."""
-    from autograd_lab.widgets.inplace import OPERATIONS, WRITES
+    from autograd_lab.teaching.widgets.inplace import OPERATIONS, WRITES
     out = [press("predict", p) for p in ("error", "fine", "stale")]
     for k, op in enumerate(OPERATIONS):
         out += [press("ops", op), press("predict", ("error", "fine", "stale")[k % 3])]
@@ -51,7 +51,7 @@ def row_numbers(view, role):
 
 def check_view(view, ex, where):
     """Everything the view draws, against the explorer computed in this process."""
-    from autograd_lab.widgets.inplace import OUTCOMES
+    from autograd_lab.teaching.widgets.inplace import OUTCOMES
     state = ex.state
     for role, chosen in (("ops", ex.op), ("writes", ex.write), ("predict", ex.prediction)):
         pressed = view.root.locator(f'[data-role="{role}"] button[aria-pressed="true"]').all()

@@ -12,7 +12,7 @@ import json
 import pytest
 
 import autograd_lab as al
-from autograd_lab.widgets._base import PAGE_MIME
+from autograd_lab.teaching.widgets._base import PAGE_MIME
 
 from explorer_driver import (ROOT, WINDOW, Control, View, assert_numbers, axe_violations, lab_views,
                              open_page, page_view, record_messages, run_all_in_lab)

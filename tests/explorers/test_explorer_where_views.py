@@ -10,7 +10,7 @@ can recompute, are disabled with a hint.
 import numpy as np
 import pytest
 
-from autograd_lab.widgets.where import expression
+from autograd_lab.teaching.widgets.where import expression
 
 from explorer_driver import (axe_violations, WINDOW, Book, Control, View, assert_numbers, chapter_explorer,
                              lab_views, open_page, page_view, record_messages, run_all_in_lab)

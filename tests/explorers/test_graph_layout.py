@@ -1,4 +1,4 @@
-"""The one graph layout (autograd_lab/graph_layout.py) that both graph painters use:
+"""The one graph layout (autograd_lab/teaching/graph_layout.py) that both graph painters use:
 viz.draw_graph (inches) and the graph explorer's view (pixels).  Checked here on its
 own, in both painters' units, without matplotlib."""
 import itertools
@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import autograd_lab as al
-from autograd_lab.graph_layout import GraphModel, Metrics, layout
+from autograd_lab.teaching.graph_layout import GraphModel, Metrics, layout
 
 INCHES = Metrics(margin=0.3, gap=0.5, label_pad=0.28, row_gap=0.2, dummy_gap=0.08, dummy_h=0.16,
                  conn=0.26, exit=0.25, band_gap=0.5, port_step=0.15, port_inset=0.08,
@@ -31,7 +31,7 @@ def deep_graph():
 
 
 def test_the_layout_module_does_not_need_matplotlib():
-    code = ("import sys, autograd_lab.graph_layout; "
+    code = ("import sys, autograd_lab.teaching.graph_layout; "
             "assert 'matplotlib' not in sys.modules, 'graph_layout imported matplotlib'")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -13,7 +13,7 @@ pytest.importorskip("ipywidgets")
 
 import autograd_lab as al  # noqa: E402
 from autograd_lab import viz, widgets  # noqa: E402
-from autograd_lab.widgets.per_sample import gradients  # noqa: E402
+from autograd_lab.teaching.widgets.per_sample import gradients  # noqa: E402
 from sigmoid_layer import layer_inputs  # noqa: E402
 from test_widgets import check_bundle, page_answers  # noqa: E402
 

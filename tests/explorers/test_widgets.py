@@ -14,7 +14,7 @@ pytest.importorskip("ipywidgets")
 
 import autograd_lab as al  # noqa: E402
 from autograd_lab import viz, widgets  # noqa: E402
-from autograd_lab.widgets._base import PAGE_MIME  # noqa: E402
+from autograd_lab.teaching.widgets._base import PAGE_MIME  # noqa: E402
 from sigmoid_layer import layer_inputs  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -800,7 +800,7 @@ X3 = [0.5, 1.0, 2.0]
 
 
 def inplace_pairs():
-    from autograd_lab.widgets.inplace import WRITES
+    from autograd_lab.teaching.widgets.inplace import WRITES
     for op, outcomes in INPLACE_OUTCOMES.items():
         for w, outcome in zip(WRITES, outcomes):
             yield op, w.code, outcome
@@ -908,7 +908,7 @@ def test_inplace_a_choice_runs_once_and_a_prediction_runs_nothing():
 
 
 def test_the_page_answers_every_choice_and_prediction_as_the_kernel_does(tmp_path):
-    from autograd_lab.widgets.inplace import OPERATIONS, WRITES
+    from autograd_lab.teaching.widgets.inplace import OPERATIONS, WRITES
     ex = widgets.InplaceExplorer(X3)
     messages = []
     for op in OPERATIONS:

@@ -12,7 +12,7 @@ import torch.func as tfunc  # noqa: E402
 
 import autograd_lab as al  # noqa: E402
 import autograd_lab.autograd.forward_ad as fwAD  # noqa: E402
-from autograd_lab.modes import state  # noqa: E402
+from autograd_lab.core.modes import state  # noqa: E402
 
 rng = np.random.default_rng(35)
 W = rng.normal(size=(3, 4))

@@ -22,9 +22,9 @@ import math
 
 import numpy as np
 
-from .recording import AccumulateGrad, edge as _edge_of
-from .saved import is_stand_in
-from .tensor import Tensor
+from ..core.recording import AccumulateGrad, edge as _edge_of
+from ..core.saved import is_stand_in
+from ..core.tensor import Tensor
 
 
 # -- the model: what the picture shows ---------------------------------------------------

@@ -12,9 +12,9 @@ from typing import Callable
 import numpy as np
 
 from .. import viz
-from ..creation import tensor as _tensor
-from ..modes import no_grad
-from ..tensor import Tensor
+from ...creation import tensor as _tensor
+from ...core.modes import no_grad
+from ...core.tensor import Tensor
 from . import _base as b
 
 # The operations a reader picks from: the code shown, and the operation on a leaf x.

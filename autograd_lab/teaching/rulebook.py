@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import rules as core_rules
-from .batching import batch_rule
-from .recording import ROWS, Op
+from ..core import rules as core_rules
+from ..batching import batch_rule
+from ..core.recording import ROWS, Op
 
 
 @dataclass(frozen=True)

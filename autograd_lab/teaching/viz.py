@@ -42,10 +42,10 @@ try:
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch, Rectangle
     from matplotlib.path import Path
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("autograd_lab.viz draws with matplotlib, an optional extra of "
+    raise ImportError("autograd_lab.teaching.viz draws with matplotlib, an optional extra of "
                       "autograd_lab: pip install 'autograd_lab[viz]'") from exc
 
-from .tensor import Tensor
+from ..core.tensor import Tensor
 from .graph_layout import GraphModel, Metrics, layout
 
 # -- colours -----------------------------------------------------------------------------
@@ -1007,7 +1007,7 @@ def plot_where(cond, a, b, *, grad=None, names=("x", "y"), title=None):
     ``L = out.sum()``) on copies of the branches, and draws what arrived at each one.
     The condition is drawn receiving none.  1-D or small 2-D inputs (flattened).
     """
-    from . import functions as functions, creation
+    from .. import functions as functions, creation
     cond_t = cond if isinstance(cond, Tensor) else creation.tensor(np.asarray(cond, dtype=bool))
 
     def branch(v):

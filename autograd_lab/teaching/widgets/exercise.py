@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..tensor import Tensor
+from ...core.tensor import Tensor
 from . import _base as b
 
 KINDS = ("numbers", "shape", "choice", "words", "linear")

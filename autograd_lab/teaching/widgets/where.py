@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import viz
-from ..creation import tensor as _tensor
-from ..functions import sqrt as _sqrt, where as _where
+from ...creation import tensor as _tensor
+from ...functions import sqrt as _sqrt, where as _where
 from . import _base as b
 
 

@@ -7,10 +7,10 @@ import math
 import numpy as np
 
 from .. import viz
-from ..creation import tensor as _tensor
+from ...creation import tensor as _tensor
 from ..graph_layout import GraphModel, Metrics, layout
-from ..watch import trace_backward
-from ..tensor import Tensor
+from ...core.watch import trace_backward
+from ...core.tensor import Tensor
 from . import _base as b
 
 MAX_SLIDERS = 8            # one slider per entry of the moving parameters

@@ -24,7 +24,8 @@ import weakref
 
 import numpy as np
 
-from . import devices, dtypes
+from .. import devices
+from . import dtypes
 from .modes import state
 from .printing import tensor_repr
 

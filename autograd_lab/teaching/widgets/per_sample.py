@@ -10,10 +10,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import viz
-from ..creation import tensor as _tensor
-from ..engine import grad as _grad
-from ..tensor import Tensor
-from ..functions import sigmoid as _sigmoid
+from ...creation import tensor as _tensor
+from ...core.engine import grad as _grad
+from ...core.tensor import Tensor
+from ...functions import sigmoid as _sigmoid
 from . import _base as b
 
 LIMIT = 1e6          # the largest |number| a reader may type (the view's sliders say the same)

@@ -4,10 +4,10 @@ Row by row is one backward pass per one-hot seed; all at once is one batched pas
 import numpy as np
 
 from .. import viz
-from ..autograd import count_passes
-from ..creation import tensor as _tensor
-from ..engine import grad as _grad
-from ..modes import count as _count
+from ...autograd import count_passes
+from ...creation import tensor as _tensor
+from ...core.engine import grad as _grad
+from ...core.modes import count as _count
 from . import _base as b
 
 ROW_BY_ROW, ALL_AT_ONCE = "row by row", "all at once"     # the two ways (keys of .costs)

@@ -32,13 +32,13 @@ try:
     import anywidget
     import traitlets
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("autograd_lab.widgets needs anywidget (and matplotlib), optional extras "
+    raise ImportError("autograd_lab.teaching.widgets needs anywidget (and matplotlib), optional extras "
                       "of autograd_lab: pip install 'autograd_lab[viz]'") from exc
 
 from .. import viz
-from ..creation import tensor as _tensor
-from ..engine import grad as _grad
-from ..tensor import Tensor
+from ...creation import tensor as _tensor
+from ...core.engine import grad as _grad
+from ...core.tensor import Tensor
 
 PAGE_MIME = "application/vnd.autograd-lab.explorer+json"
 HERE = Path(__file__).resolve().parent

@@ -5,7 +5,7 @@ matmul.  The shell adds rows of its own, built the same way on these: torch's ot
 functions in ``more_rules.py`` and nn's losses in ``nn/loss_rules.py`` (``rulebook`` shows
 them after these), and nn's layers in ``nn/layer_rules.py``.
 
-Each entry is one :class:`~autograd_lab.recording.Op`:
+Each entry is one :class:`~autograd_lab.core.recording.Op`:
 
 * a **forward** on NumPy arrays;
 * a **VJP rule** per input, ``(g, y, *inputs) -> gradient for that input``: ``g`` is the

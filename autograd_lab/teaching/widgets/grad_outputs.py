@@ -4,8 +4,8 @@ The seed has the output's full shape: ``autograd.grad(y, x, grad_outputs=seed)``
 import numpy as np
 
 from .. import viz
-from ..creation import tensor as _tensor
-from ..engine import grad as _grad
+from ...creation import tensor as _tensor
+from ...core.engine import grad as _grad
 from . import _base as b
 
 MAX_CELLS = 36          # seeds with more entries are edited as text only

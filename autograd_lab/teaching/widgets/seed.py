@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import viz
-from ..creation import tensor as _tensor
+from ...creation import tensor as _tensor
 from . import _base as b
 
 MAX_SLIDERS = 8          # seeds with more entries are edited as a grid or as text
