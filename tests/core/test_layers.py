@@ -8,8 +8,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autograd_lab"
 
-# the core: what chapter 06 sends a reader to, in autograd_lab/core/ (see README, "Where
-# things live"), beside the optional machinery and the layers below them
+# the core: what chapter 06 sends a reader to, in autograd_lab/core/ (see README, "What
+# lives where"), beside the optional machinery and the layers below them
 CORE = ["tensor", "recording", "rules", "inplace", "engine"]
 
 

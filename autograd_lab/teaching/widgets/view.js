@@ -173,7 +173,7 @@ function num(v) {
   return Number(v);
 }
 
-// One number as the book prints it (autograd_lab.viz.num): whole floats as "5.", else
+// One number as the book prints it (autograd_lab.teaching.viz.num): whole floats as "5.", else
 // four significant digits, trailing zeros dropped.
 function fmt(v) {
   v = num(v);
