@@ -309,3 +309,13 @@ def test_one_exercise_per_chapter_is_judged_by_the_kernel_in_jupyterlab(chromium
     finally:
         page.evaluate("window.jupyterapp && jupyterapp.serviceManager.sessions.shutdownAll()")
         context.close()
+
+
+def test_an_answer_box_outside_the_book_says_where_the_exercises_live(monkeypatch):
+    """The exercises are book content (book/book_answers.py); the library's answer_box
+    finds them beside the chapter, and elsewhere (an installed wheel) says so."""
+    from autograd_lab.teaching.widgets import exercise
+    monkeypatch.setattr(exercise, "BOOK_ANSWERS", "book_answers_not_here")
+    with pytest.raises(ModuleNotFoundError, match=r"live in book/book_answers.py beside the "
+                                                  r"chapters: run the chapter from book/"):
+        exercise.answer_box("00.1", {})
