@@ -540,7 +540,7 @@ def _(ns):
 
 @exercise("05b.2")
 def _(ns):
-    from .inplace import WRITES, InplaceExplorer
+    from autograd_lab.teaching.widgets.inplace import WRITES, InplaceExplorer
     row = list(ns["row"])
 
     def swap(i, word):
