@@ -28,7 +28,8 @@ from .userframe import user_level
 
 tracers = []                            # the trace_backward blocks now open, innermost last
 walking = []                            # the walks whose hooks are running, innermost last
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+# the package's folder (this file is in core/): a forward traceback leaves its frames out
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 # A tensor hook registered while a grad transform of al.func (grad, vjp, jacrev) runs the
