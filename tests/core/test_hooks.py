@@ -1,6 +1,8 @@
 """Hooks on graph nodes and after .grad is written, without torch: what the walk calls
 (nothing, where nothing is hooked), what hooks may keep, what an error leaves, and the
 saved values allow_mutation_on_saved_tensors copies."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,15 @@ def test_reachable_is_every_node_below_the_roots():
     y = (x * 2).exp()
     nodes = engine.reachable([y.grad_fn])
     assert {n.name().split("::")[-1] for n in nodes} == {"ExpBackward0", "MulBackward0", "AccumulateGrad"}
+
+
+def test_anomaly_modes_forward_traceback_shows_the_users_lines_and_none_of_the_package():
+    x = al.tensor([0., 4.], requires_grad=True)
+    with pytest.warns(UserWarning) as caught, al.autograd.detect_anomaly():
+        y = al.where(x > 0, x.sqrt(), 0.)
+        with pytest.raises(RuntimeError, match="'SqrtBackward0' returned nan values"):
+            y.sum().backward()
+    text = "\n".join(str(w.message) for w in caught)
+    assert "y = al.where(x > 0, x.sqrt(), 0.)" in text
+    package = Path(al.__file__).parent
+    assert str(package) not in text, text
