@@ -5,8 +5,8 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, modes
-from ..checks import wrap_dim as _wrap_dim
+from ..core import dtypes, modes
+from ..core.checks import wrap_dim as _wrap_dim
 from . import layer_rules
 
 
