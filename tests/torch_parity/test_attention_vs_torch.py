@@ -365,3 +365,20 @@ def test_attention_under_vmap_equals_one_sample_at_a_time():
     for i in range(4):
         one = al.func.grad(loss)(params, q[i])
         assert all(np.allclose(grads[n].numpy()[i], one[n].numpy()) for n in params)
+
+
+def test_a_query_with_every_key_masked_is_nan_in_multihead_attention_and_zero_in_sdpa():
+    """Chapter 02b's claim: nn.MultiheadAttention still gives NaN for a query whose every
+    key is masked (PyTorch issue #41508), in torch 2.13 as here; the fused
+    scaled_dot_product_attention gives that row zeros."""
+    x = rng.standard_normal((1, 3, 4))
+    for lib in (al, torch):
+        lib.manual_seed(0)
+        attention = lib.nn.MultiheadAttention(4, 1, batch_first=True)
+        out, _ = attention(*[lib.tensor(x, dtype=lib.float32)] * 3,
+                           key_padding_mask=lib.tensor([[True, True, True]]))
+        assert np.isnan(out.detach().numpy()).all(), lib.__name__
+        q = lib.tensor(x, dtype=lib.float32)
+        row = lib.nn.functional.scaled_dot_product_attention(
+            q, q, q, attn_mask=lib.zeros(3, 3, dtype=lib.bool))
+        assert (row.detach().numpy() == 0).all(), lib.__name__
