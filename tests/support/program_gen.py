@@ -15,9 +15,10 @@ are not built on it.  ``run`` executes a program on a library and returns what t
 test compares; ``shrink`` drops statements while a failure remains.
 
 Left out on purpose, as differences known and not fixed here: losses of operands that
-are not floats (torch's nn.functional checks dtypes first: binary_cross_entropy of an
-integer target, "Found dtype Long but expected Float"; cross_entropy of an integer input;
-mse_loss of a bool and a float under create_graph, which autograd_lab's rule refuses);
+are not floats (torch's nn.functional checks dtypes first; autograd_lab now does for
+binary_cross_entropy's target, "Found dtype Long but expected Float", not for
+cross_entropy of an integer input; mse_loss of a bool and a float under create_graph,
+which autograd_lab's rule refuses);
 in-place writes into the outputs of split/chunk (torch refuses them later, when their
 history is read), into expanded tensors (torch lets fill_, zero_ and x[i] = number write
 there) and into the product of a matrix and a batch of matrices (see _NO_WRITES); a
