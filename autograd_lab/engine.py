@@ -14,8 +14,10 @@ the rest in three steps:
    (its row of the rules table) and sends one gradient along each edge.  No search of the
    graph comes first, and nothing recurses, so a 100,000-op chain is just a long loop.
 3. **Commit** (:func:`commit`).  Only after the whole walk succeeded are ``.grad`` fields
-   written and saved values freed, so an error leaves the graph and every ``.grad`` as
-   they were.
+   written, so an error leaves every ``.grad`` as it was.  Saved values go earlier: a
+   node's, as soon as its rules ran, as torch frees them (``Plan.free``), unless the
+   graph is retained or something watches the walk (hooks, anomaly mode), whose error
+   should leave the graph as it was.
 
 With ``create_graph=True`` the rules run on tensors and are recorded, so the gradients
 themselves have a ``grad_fn`` and can be differentiated again.  What users can watch
@@ -25,7 +27,7 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from . import rules, watch
+from . import rules, saved, watch
 from .checks import broadcast_mismatch
 from .versions import check_versions
 from .modes import count, state
@@ -111,9 +113,14 @@ def as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
+FREE_AS_IT_WALKS = True                 # (False: all at the commit; bench/bench_memory.py)
+
+
 def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     """Plan, walk, commit, with grad mode on (recording) only for create_graph."""
     plan = Plan(outputs, seeds, inputs, create_graph, accumulate)
+    plan.free = FREE_AS_IT_WALKS and not plan.watching and not (
+        create_graph if retain_graph is None else retain_graph)
     if state.counters:                  # (count_passes)
         count("backward")
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph
@@ -159,6 +166,12 @@ def walk(sends, plan):
         sends = (watch.run_node(node, g, plan, run_rules) if watched
                  else run_rules(node, g, plan))
         ran.append(node)
+        if plan.free:                   # its values are read no more (see Plan.free)
+            saved.free(node)
+        if state.saved_counts:          # count_saved: what the walk holds now (saved.py)
+            for counting in state.saved_counts:
+                counting.walked(node, [*pending.values(), *plan.delivered.values(),
+                                       *(r for _, r in sends)])
 
 
 class Plan:
@@ -174,6 +187,15 @@ class Plan:
     "handing gradients over")."""
 
     inputs = targets = needed = None    # (every leaf, every node: see aim)
+    # free: whether each node lets go of its saved values as soon as its rules ran, not at
+    # the commit.  The most a backward holds (saved values and the gradients it carries) is
+    # then lower: for the MLP of bench/bench_memory.py, and book/05c, about a third.  An
+    # error later in the walk (an in-place write found, a Function's backward failing)
+    # leaves the nodes that ran freed, as in torch; .grad fields are still written only
+    # at the commit.  Not when the graph is retained (nothing is freed), nor when
+    # something watches the walk (anomaly mode, a trace), where an error should leave the
+    # graph as it was, to look at it again.
+    free = False
 
     def __init__(self, outputs, seeds, inputs, create_graph, accumulate):
         self.roots = [y.grad_fn or edge(y) for y in outputs]   # (edge: a leaf's node)
@@ -321,10 +343,9 @@ def commit(plan, ran, retain_graph):
             np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")   # create_graph recorded
     if plan.accumulated:                # hooks waiting for a leaf's .grad (watch.py)
         watch.accumulated(plan.accumulated)
-    if not retain_graph:
+    if not retain_graph:                # (what the walk did not free already)
         for node in ran:
-            if node.op.saves:           # the node is freed from now on (Node.freed)
-                node.args = node.arrays = None
+            saved.free(node)
 
 
 def check_fits(t, g, in_place):
