@@ -129,6 +129,8 @@ def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
         commit(plan, ran, create_graph if retain_graph is None else retain_graph)
     finally:
         state.grad_enabled = grad_mode
+        for counting in state.saved_counts:     # (count_saved: the walk is over)
+            counting.walked(None, ())
     return None if accumulate else plan.results()
 
 
@@ -170,8 +172,7 @@ def walk(sends, plan):
             saved.free(node)
         if state.saved_counts:          # count_saved: what the walk holds now (saved.py)
             for counting in state.saved_counts:
-                counting.walked(node, [*pending.values(), *plan.delivered.values(),
-                                       *(r for _, r in sends)])
+                counting.walked(node, [*pending.values(), *(r for _, r in sends)])
 
 
 class Plan:

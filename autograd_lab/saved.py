@@ -169,8 +169,10 @@ class count_saved:
     ...     saved.now, saved.peak     # 0 (freed), and the peak during the backward
 
     ``timeline`` lists ``(step, saved bytes, gradient bytes)`` after every operation
-    recorded and after every node a backward ran; ``nodes`` is how many nodes recorded
-    inside are still alive (kept by some tensor), freed or not."""
+    recorded and after every node a backward ran, the gradients being those on their
+    way between nodes (not those delivered to leaves, which become ``.grad``); ``peak``
+    is the most of saved plus gradient bytes during a backward; ``nodes`` is how many
+    nodes recorded inside are still alive (kept by some tensor), freed or not."""
 
     def __init__(self):
         self._nodes = weakref.WeakSet()   # every node recorded inside and still alive
@@ -194,14 +196,24 @@ class count_saved:
         """Bytes of the saved values the graphs keep alive now."""
         return _bytes(_kept(self._nodes))
 
+    _held = 0                         # gradient bytes of the walk under way (0: none)
+
     def recorded(self, node):
+        """After ``node`` was recorded (in a forward, or in a block a backward runs again)."""
         self._nodes.add(node)
-        self.timeline.append((node.name(), self.now, 0))
+        now = self.now
+        self.timeline.append((node.name(), now, self._held))
+        if self._held:
+            self.peak = max(self.peak, now + self._held)
 
     def walked(self, node, gradients):
-        """After ``node`` ran in a backward that holds ``gradients`` (arrays or tensors)."""
+        """After ``node`` ran in a backward that holds ``gradients`` (arrays or tensors);
+        ``node`` None: the walk is over."""
+        if node is None:
+            self._held = 0
+            return
         arrays = [g._data if type(g) is Tensor else g for g in gradients if g is not None]
-        held = _bytes({_key(a): a for a in arrays})
+        self._held = held = _bytes({_key(a): a for a in arrays})
         now = self.now
         self.timeline.append((node.name(), now, held))
         self.peak = max(self.peak, now + held)

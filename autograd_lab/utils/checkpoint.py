@@ -91,7 +91,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
             return x
         return forward
 
-    from ..nn.containers import Sequential
+    from ..nn.modules import Sequential
     if isinstance(functions, Sequential):
         functions = list(functions.children())
     size, end = len(functions) // segments, -1
