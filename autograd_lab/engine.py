@@ -172,7 +172,8 @@ def walk(sends, plan):
             saved.free(node)
         if state.saved_counts:          # count_saved: what the walk holds now (saved.py)
             for counting in state.saved_counts:
-                counting.walked(node, [*pending.values(), *(r for _, r in sends)])
+                counting.walked(node, [g for n, g in (*pending.items(), *sends)
+                                       if n.op is not None])     # (not a leaf's: its .grad)
 
 
 class Plan:
