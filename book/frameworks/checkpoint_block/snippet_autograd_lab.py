@@ -2,7 +2,7 @@ import autograd_lab as al
 from autograd_lab.utils.checkpoint import checkpoint
 
 runs = []
-def block(t):                     # kept: only t; run again in the backward
+def block(t):             # kept: only t; runs again in the backward
     runs.append(len(runs))
     return (t.sin() * t).exp()
 
