@@ -119,18 +119,16 @@ FREE_AS_IT_WALKS = True                 # (False: all at the commit; bench/bench
 def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     """Plan, walk, commit, with grad mode on (recording) only for create_graph."""
     plan = Plan(outputs, seeds, inputs, create_graph, accumulate)
-    plan.free = FREE_AS_IT_WALKS and not plan.watching and not (
-        create_graph if retain_graph is None else retain_graph)
+    retained = create_graph if retain_graph is None else retain_graph
+    plan.free = FREE_AS_IT_WALKS and not retained and not plan.watching
     if state.counters:                  # (count_passes)
         count("backward")
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph
     try:
         ran = walk(zip(plan.roots, seeds), plan)
-        commit(plan, ran, create_graph if retain_graph is None else retain_graph)
+        commit(plan, ran, retained)
     finally:
         state.grad_enabled = grad_mode
-        for counting in state.saved_counts:     # (count_saved: the walk is over)
-            counting.walked(None, ())
     return None if accumulate else plan.results()
 
 
@@ -168,12 +166,10 @@ def walk(sends, plan):
         sends = (watch.run_node(node, g, plan, run_rules) if watched
                  else run_rules(node, g, plan))
         ran.append(node)
-        if plan.free:                   # its values are read no more (see Plan.free)
-            saved.free(node)
-        if state.saved_counts:          # count_saved: what the walk holds now (saved.py)
-            for counting in state.saved_counts:
-                counting.walked(node, [g for n, g in (*pending.items(), *sends)
-                                       if n.op is not None])     # (not a leaf's: its .grad)
+        if plan.free:                   # its values are read no more
+            release(node)
+        if state.saved_counts:          # count_saved (saved.py)
+            saved.walked(node, pending, sends)
 
 
 class Plan:
@@ -345,9 +341,19 @@ def commit(plan, ran, retain_graph):
             np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")   # create_graph recorded
     if plan.accumulated:                # hooks waiting for a leaf's .grad (watch.py)
         watch.accumulated(plan.accumulated)
-    if not retain_graph:                # (what the walk did not free already)
+    if not retain_graph and not plan.free:      # (else the walk freed them, or keeps them)
         for node in ran:
-            saved.free(node)
+            release(node)
+
+
+def release(node):
+    """What a backward does to a node whose rules ran (unless the graph is retained): let
+    go of the values its rules read (``Node.freed`` from now on).  A big output goes too,
+    kept as a stand-in (the walk still reads its shape); a small one stays, for pictures."""
+    if node.op.saves:
+        node.args = node.arrays = node.packed = None
+        if node.out.size >= saved.KEEP_BELOW:
+            node.out = saved.stand_in(node.out)[0]
 
 
 def check_fits(t, g, in_place):

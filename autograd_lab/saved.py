@@ -127,17 +127,6 @@ def _pack(node, inputs, result):
         node.out = stand_in(node.out)[0]
 
 
-def free(node):
-    """What a backward does to a node whose rules ran (unless the graph is retained):
-    let go of the values its rules read.  A big output goes too, kept as a stand-in (the
-    walk still reads its shape); a small one stays, for pictures of the graph."""
-    if node.op.saves:                     # (Node.freed from now on)
-        node.args = node.arrays = None
-        node.packed = None
-        if node.out.size >= KEEP_BELOW:
-            node.out = stand_in(node.out)[0]
-
-
 def unpacked(node, create_graph):
     """Node.saved() of a node whose values saved_tensors_hooks packed: given back by
     their unpack hook."""
@@ -207,11 +196,7 @@ class count_saved:
             self.peak = max(self.peak, now + self._held)
 
     def walked(self, node, gradients):
-        """After ``node`` ran in a backward that holds ``gradients`` (arrays or tensors);
-        ``node`` None: the walk is over."""
-        if node is None:
-            self._held = 0
-            return
+        """After ``node`` ran in a backward that holds ``gradients`` (arrays or tensors)."""
         arrays = [g._data if type(g) is Tensor else g for g in gradients if g is not None]
         self._held = held = _bytes({_key(a): a for a in arrays})
         now = self.now
@@ -262,3 +247,12 @@ def _bytes(arrays):
             a = a.base
         total += a.nbytes if isinstance(a, np.ndarray) else 0
     return total
+
+
+def walked(node, pending, sends):
+    """What the walk calls after each node's rules ran while a count is open: the
+    gradients it holds are those waiting at nodes and those just sent, but for those
+    going to a leaf (they become its .grad, not the walk's)."""
+    held = [g for n, g in (*pending.items(), *sends) if n.op is not None]
+    for counting in state.saved_counts:
+        counting.walked(node, held)

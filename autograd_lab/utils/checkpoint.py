@@ -111,7 +111,7 @@ class _Holder:
     def _kept_tensors(self):
         """What keeping this holder keeps alive (count_saved): the block's inputs, and
         the value the block's second run filled in, until it is unpacked."""
-        kept = [a for a in self.frame.args if type(a) is Tensor and a._grad_fn is not None]
+        kept = [a for a in self.frame.args if type(a) is Tensor and a.grad_fn is not None]
         return kept + ([self.value] if self.value is not None else [])
 
 
