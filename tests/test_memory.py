@@ -218,6 +218,8 @@ def test_checkpoint_without_use_reentrant_warns_in_torch_s_words_then_says_what_
         checkpoint(al.sin, al.ones(2, requires_grad=True))
     with pytest.raises(ValueError, match="^Unexpected keyword arguments: scale$"):
         checkpoint(al.sin, al.ones(2), use_reentrant=True, scale=2)
+    with pytest.raises(NotInAutogradLab, match="context_fn and debug are not implemented"):
+        checkpoint(al.sin, al.ones(2), use_reentrant=False, debug=True)
 
 
 def test_a_block_that_saves_less_the_second_time_is_refused_in_torch_s_words():

@@ -48,8 +48,8 @@ class CheckpointError(RuntimeError):
     """The block saved other values when it ran again than the first time (torch's)."""
 
 
-def checkpoint(function, *args, use_reentrant=None, determinism_check="default", early_stop=True,
-               **kwargs):
+def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
+               debug=False, early_stop=True, **kwargs):
     """``function(*args, **kwargs)``, keeping for the backward only ``args``: the block
     runs again when the backward needs what it saved (see the module's text)."""
     if use_reentrant is None:
@@ -60,6 +60,9 @@ def checkpoint(function, *args, use_reentrant=None, determinism_check="default",
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
     if use_reentrant:
         raise NotInAutogradLab(REENTRANT)
+    if context_fn is not None or debug:
+        raise NotInAutogradLab("torch.utils.checkpoint's context_fn and debug are not "
+                               "implemented in autograd_lab")
     if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], "
                          f"but got {determinism_check}")
