@@ -149,7 +149,8 @@ class count_saved:
     walk was carrying.  Values are counted once however many nodes keep them (a view as
     the array it views); leaves (parameters, data: tensors no operation made) are their
     owners', not counted.  Inside saved_tensors_hooks a node keeps what the pack hook
-    returned: a tensor counts its bytes, anything else none.
+    returned: a tensor counts its bytes, anything else none, but for al.utils.checkpoint's
+    placeholders, which count the block's inputs they keep alive (``_kept_tensors``).
 
     >>> with al.autograd.graph.count_saved() as saved:
     ...     loss = model(x).sum()
