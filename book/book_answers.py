@@ -21,7 +21,7 @@ CH = {"00": "00_first_gradient", "01": "01_autograd_in_one_sitting",
       "01b": "01b_the_chain_rule_in_numbers", "02": "02_masks_where_select_cond", "02b": "02b_masks_in_practice",
       "03": "03_backward_gradient_seed", "04": "04_grad_outputs",
       "05": "05_reconstructing_the_jacobian", "05b": "05b_what_backward_keeps",
-      "06": "06_inside_autograd_lab"}
+      "05c": "05c_what_the_graph_keeps_alive", "06": "06_inside_autograd_lab"}
 EXERCISES = {}
 
 
@@ -575,6 +575,42 @@ def _(ns):
         Mistake(answer + h0, "That includes step 0's [1, 1]; on an empty w.grad only step 1's "
                 "part is left.", loop),
     ])]
+
+
+# -- 05c: what the graph keeps alive ----------------------------------------------------------
+@exercise("05c.1")
+def _(ns):
+    x = ns["x"].detach()
+    one = x.numel() * x.element_size()        # bytes of one value of x's size
+    counting = see("05c", "Counting what a graph keeps")
+    return "bytes of a chain", [Ask("Bytes count_saved reports", ns["predicted_bytes"], mistakes=[
+        Mistake(3 * one, "x is a leaf: its owner keeps it, and count_saved leaves it out.", counting),
+        Mistake(6 * one, "Each rule keeps only what it reads: exp its output, * 2 the number 2, "
+                "sin its input, sum a shape.", see("05b", "What each rule keeps")),
+        Mistake(one, "exp(x) * 2 is a new tensor, not exp's output: sin keeps it beside it.",
+                counting),
+    ])]
+
+
+@exercise("05c.2")
+def _(ns):
+    act = ns["h2"].numel() * ns["h2"].element_size()   # one activation, 128 x 256 float32
+    block = see("05c", "Checkpointing: run the block again")
+    return "one layer per block", [
+        Ask("Bytes kept without checkpointing", ns["predicted_kept"], mistakes=[
+            Mistake(4 * act, "h1 is read by ReLU 1 and by Linear 2, h2 by ReLU 2 and by pow: "
+                    "each is counted once.", see("05c", "Counting what a graph keeps")),
+            Mistake(act, "Both ReLUs keep their outputs: h1 and h2.",
+                    see("05c", "Counting what a graph keeps")),
+        ]),
+        Ask("Bytes kept with each layer checkpointed", ns["predicted_kept_checkpointed"], mistakes=[
+            Mistake(0, "A checkpoint keeps its block's input: h1, for the second block; and pow "
+                    "keeps h2, outside any block.", block),
+            Mistake(act, "pow keeps h2 too, and it is outside any block.", block),
+            Mistake(3 * act, "h1 kept by the checkpoint is the same memory as h1 saved inside the "
+                    "first block, which keeps only a placeholder: count it once.", block),
+        ]),
+    ]
 
 
 # -- 06: inside autograd_lab ---------------------------------------------------------------

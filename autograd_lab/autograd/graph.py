@@ -2,7 +2,8 @@
 ``_saved_self``, ...) and the hooks a learner can put on a graph: on its nodes
 (``grad_fn.register_prehook`` / ``register_hook``), on several tensors at once
 (``register_multi_grad_hook``), on the values it saves for its backward
-(``saved_tensors_hooks``, ``allow_mutation_on_saved_tensors``).
+(``saved_tensors_hooks``, ``allow_mutation_on_saved_tensors``); and autograd_lab's own
+count of the bytes a graph keeps for its backward (``count_saved``, from ``saved.py``).
 
 The walk needs none of this; what it calls while hooks are set is ``watch.py``.  The
 view of a node is installed on ``recording.Node`` and ``recording.AccumulateGrad`` when
@@ -17,10 +18,12 @@ from ..core.engine import reachable
 from ..core.versions import check_saved
 from ..core.modes import state
 from ..core.recording import FREED, AccumulateGrad, Node as _RecordedNode, edge
+from ..core.saved import count_saved
 from ..core.tensor import Tensor
 from .function import function_node
 
-__all__ = ["saved_tensors_hooks", "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "Node"]
+__all__ = ["saved_tensors_hooks", "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "Node",
+           "count_saved"]
 
 
 class Node(abc.ABC):

@@ -14,8 +14,10 @@ the rest in three steps:
    (its row of the rules table) and sends one gradient along each edge.  No search of the
    graph comes first, and nothing recurses, so a 100,000-op chain is just a long loop.
 3. **Commit** (:func:`commit`).  Only after the whole walk succeeded are ``.grad`` fields
-   written and saved values freed, so an error leaves the graph and every ``.grad`` as
-   they were.
+   written, so an error leaves every ``.grad`` as it was.  Saved values go earlier: a
+   node's, as soon as its rules ran, as torch frees them (``Plan.free``), unless the
+   graph is retained or something watches the walk (hooks, anomaly mode), whose error
+   should leave the graph as it was.
 
 With ``create_graph=True`` the rules run on tensors and are recorded, so the gradients
 themselves have a ``grad_fn`` and can be differentiated again.  What users can watch
@@ -25,7 +27,7 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from . import rules, watch
+from . import rules, saved, watch
 from .checks import broadcast_mismatch
 from .versions import check_versions
 from .modes import count, state
@@ -111,15 +113,20 @@ def as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
+FREE_AS_IT_WALKS = True                 # (False: all at the commit; bench/bench_memory.py)
+
+
 def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     """Plan, walk, commit, with grad mode on (recording) only for create_graph."""
     plan = Plan(outputs, seeds, inputs, create_graph, accumulate)
+    retained = create_graph if retain_graph is None else retain_graph
+    plan.free = FREE_AS_IT_WALKS and not retained and not plan.watching
     if state.counters:                  # (count_passes)
         count("backward")
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph
     try:
         ran = walk(zip(plan.roots, seeds), plan)
-        commit(plan, ran, create_graph if retain_graph is None else retain_graph)
+        commit(plan, ran, retained)
     finally:
         state.grad_enabled = grad_mode
     return None if accumulate else plan.results()
@@ -159,6 +166,10 @@ def walk(sends, plan):
         sends = (watch.run_node(node, g, plan, run_rules) if watched
                  else run_rules(node, g, plan))
         ran.append(node)
+        if plan.free:                   # its values are read no more
+            release(node)
+        if state.saved_counts:          # count_saved (saved.py)
+            saved.walked(node, pending, sends)
 
 
 class Plan:
@@ -174,6 +185,15 @@ class Plan:
     "handing gradients over")."""
 
     inputs = targets = needed = None    # (every leaf, every node: see aim)
+    # free: whether each node lets go of its saved values as soon as its rules ran, not at
+    # the commit.  The most a backward holds (saved values and the gradients it carries) is
+    # then lower: for the MLP of bench/bench_memory.py, and book/05c, about a third.  An
+    # error later in the walk (an in-place write found, a Function's backward failing)
+    # leaves the nodes that ran freed, as in torch; .grad fields are still written only
+    # at the commit.  Not when the graph is retained (nothing is freed), nor when
+    # something watches the walk (anomaly mode, a trace), where an error should leave the
+    # graph as it was, to look at it again.
+    free = False
 
     def __init__(self, outputs, seeds, inputs, create_graph, accumulate):
         self.roots = [y.grad_fn or edge(y) for y in outputs]   # (edge: a leaf's node)
@@ -321,10 +341,19 @@ def commit(plan, ran, retain_graph):
             np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")   # create_graph recorded
     if plan.accumulated:                # hooks waiting for a leaf's .grad (watch.py)
         watch.accumulated(plan.accumulated)
-    if not retain_graph:
+    if not retain_graph and not plan.free:      # (else the walk freed them, or keeps them)
         for node in ran:
-            if node.op.saves:           # the node is freed from now on (Node.freed)
-                node.args = node.arrays = None
+            release(node)
+
+
+def release(node):
+    """What a backward does to a node whose rules ran (unless the graph is retained): let
+    go of the values its rules read (``Node.freed`` from now on).  A big output goes too,
+    kept as a stand-in (the walk still reads its shape); a small one stays, for pictures."""
+    if node.op.saves:
+        node.args = node.arrays = node.packed = None
+        if node.out.size >= saved.KEEP_BELOW:
+            node.out = saved.stand_in(node.out)[0]
 
 
 def check_fits(t, g, in_place):

@@ -9,7 +9,7 @@ class _State:
     # every switch is a slot, so that reading one (recording reads several at every
     # operation) is a fixed offset, not a look in a dict and then in the class
     __slots__ = ("grad_enabled", "anomaly", "check_nan", "forward_level", "dual_tensors", "inference",
-                 "inference_made", "saved_hooks", "writing", "into", "counters", "writes", "swapped",
+                 "inference_made", "saved_hooks", "saved_counts", "writing", "into", "counters", "writes", "swapped",
                  "batching")
 
     def __init__(self):
@@ -21,6 +21,7 @@ class _State:
         self.inference = False    # inside inference_mode: results are marked as inference tensors
         self.inference_made = False   # some inference tensor exists: recording checks its inputs
         self.saved_hooks = ()     # autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last
+        self.saved_counts = ()    # autograd.graph.count_saved: the counts open (saved.py)
         self.writing = None       # the tensor an in-place method is about to write (saved.pack)
         self.into = None          # ... or its array, for its op to compute into (versions.writes_into)
         self.counters = ()        # active PassCounter objects

@@ -20,7 +20,7 @@ switched on:
 
 - in-place writes: a view shares its base's versions, a node notes the versions it
   read, an in-place method's op may compute into the written memory (``versions.py``);
-- what a node lets go of, and saved-tensor hooks (``saved.py``);
+- what a node lets go of, saved-tensor hooks and the count of saved bytes (``saved.py``);
 - forward mode: the output's tangent, at every live level (``forward_mode.py``);
 - anomaly mode: where the node was made (``watch.py``); ``count_passes`` (``modes.py``);
 - inside ``al.vmap`` a batched input takes the row's batch rule (``batching.py``,
@@ -309,8 +309,8 @@ def attach(op, args, params, out, arrays=None):
                 shed(node, unread & inner)
             if written or result._vbox is not None:   # in-place versions (versions.py)
                 note_versions(node, args, result)
-            if state.saved_hooks or state.inference_made:   # saved-tensor hooks (saved.py)
-                pack(node, args, result)
+            if state.saved_hooks or state.inference_made or state.saved_counts:
+                pack(node, args, result)  # saved-tensor hooks, counts (saved.py)
             if state.anomaly:         # anomaly mode: where it was made (watch.py)
                 note_origin(node)
     elif state.inference:             # inference_mode: a tensor no graph may save (modes.py)

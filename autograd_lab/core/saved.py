@@ -12,6 +12,8 @@ Inside ``saved_tensors_hooks`` every tensor a node saves goes through the pack h
 (:func:`pack`), and the rules get back what the unpack hook returns (:func:`unpacked`).
 Inference tensors cannot be saved, as in torch.
 """
+import weakref
+
 import numpy as np
 
 from .modes import state
@@ -91,13 +93,14 @@ def pack(node, args, result):
                                "created in inference mode in computation tracked by autograd. To work "
                                "around this, you can make a clone to get a normal tensor and use it in "
                                "autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
-    if not state.saved_hooks:
-        return
-    node.packed = {}
-    if state.writing is not None and args[0] is state.writing:
-        _pack(node, [i for i in inputs if i != 0], None)
-    else:
-        _pack(node, inputs, result)
+    if state.saved_hooks:
+        node.packed = {}
+        if state.writing is not None and args[0] is state.writing:
+            _pack(node, [i for i in inputs if i != 0], None)
+        else:
+            _pack(node, inputs, result)
+    for counting in state.saved_counts:
+        counting.recorded(node)
 
 
 def pack_written(node, t):
@@ -108,11 +111,20 @@ def pack_written(node, t):
 
 
 def _pack(node, inputs, result):
+    """Hand the values to the pack hook; the node keeps what it returns, and of the
+    values themselves only their shapes and dtypes (stand-ins), as torch keeps only what
+    the pack hook returned: that is how hooks save memory (checkpointing, float16)."""
     pack_hook, unpack = state.saved_hooks[-1]
+    args, arrays = list(node.args), list(node.arrays)
     for i in inputs:
-        node.packed[i] = (pack_hook(node.args[i]), unpack)
+        node.packed[i] = (pack_hook(args[i]), unpack)
+        if args[i]._grad_fn is None:      # a leaf: its owner's memory (count_saved)
+            node.leaves = getattr(node, "leaves", ()) + (_key(args[i]._data),)
+        arrays[i], args[i] = stand_in(arrays[i])[0], stand_in(args[i]._data)[1]
+    node.args, node.arrays = tuple(args), tuple(arrays)
     if result is not None and node.op.reads_output:
         node.packed["out"] = (pack_hook(result), unpack)
+        node.out = stand_in(node.out)[0]
 
 
 def unpacked(node, create_graph):
@@ -122,9 +134,126 @@ def unpacked(node, create_graph):
     for where, (value, unpack) in node.packed.items():
         t = unpack(value)
         if where == "out":
-            out = t._data
+            out = t._data.astype(out.dtype, copy=False)
         else:
             args[where], arrays[where] = t, t._data.astype(arrays[where].dtype, copy=False)
     if not create_graph:
         return arrays, out
     return args, node.output(out)
+
+
+# -- counting what graphs keep: al.autograd.graph.count_saved ---------------------------------
+class count_saved:
+    """Count the bytes of saved values that graphs recorded inside the block keep alive,
+    and the most memory a backward inside it held: saved values plus the gradients the
+    walk was carrying.  Values are counted once however many nodes keep them (a view as
+    the array it views); leaves (parameters, data: tensors no operation made) are their
+    owners', not counted.  Inside saved_tensors_hooks a node keeps what the pack hook
+    returned: a tensor counts its bytes, anything else none, but for al.utils.checkpoint's
+    placeholders, which count the block's inputs they keep alive (``_kept_tensors``).
+
+    >>> with al.autograd.graph.count_saved() as saved:
+    ...     loss = model(x).sum()
+    ...     saved.now                 # bytes the graph keeps for the backward
+    ...     loss.backward()
+    ...     saved.now, saved.peak     # 0 (freed), and the peak during the backward
+
+    ``timeline`` lists ``(step, saved bytes, gradient bytes)`` after every operation
+    recorded and after every node a backward ran, the gradients being those on their
+    way between nodes (not those delivered to leaves, which become ``.grad``); ``peak``
+    is the most of saved plus gradient bytes during a backward; ``nodes`` is how many
+    nodes recorded inside are still alive (kept by some tensor), freed or not."""
+
+    def __init__(self):
+        self._nodes = weakref.WeakSet()   # every node recorded inside and still alive
+        self.timeline = []
+        self.peak = 0
+
+    def __enter__(self):
+        state.saved_counts = state.saved_counts + (self,)
+        return self
+
+    def __exit__(self, *exc):
+        state.saved_counts = tuple(c for c in state.saved_counts if c is not self)
+        return False
+
+    @property
+    def nodes(self):
+        return len(self._nodes)
+
+    @property
+    def now(self):
+        """Bytes of the saved values the graphs keep alive now."""
+        return _bytes(_kept(self._nodes))
+
+    _held = 0                         # gradient bytes of the walk under way (0: none)
+
+    def recorded(self, node):
+        """After ``node`` was recorded (in a forward, or in a block a backward runs again)."""
+        self._nodes.add(node)
+        now = self.now
+        self.timeline.append((node.name(), now, self._held))
+        if self._held:
+            self.peak = max(self.peak, now + self._held)
+
+    def walked(self, node, gradients):
+        """After ``node`` ran in a backward that holds ``gradients`` (arrays or tensors)."""
+        arrays = [g._data if type(g) is Tensor else g for g in gradients if g is not None]
+        self._held = held = _bytes({_key(a): a for a in arrays})
+        now = self.now
+        self.timeline.append((node.name(), now, held))
+        self.peak = max(self.peak, now + held)
+
+    def __repr__(self):
+        return f"count_saved(now={self.now}, peak={self.peak}, nodes={self.nodes})"
+
+
+def _kept(nodes):
+    """{buffer: array} of the values unfreed ``nodes`` keep for their rules, leaves' left out."""
+    kept, owned = {}, set()
+    for node in list(nodes):
+        if node.args is None:
+            continue
+        owned.update(getattr(node, "leaves", ()))
+        for i, a in enumerate(node.args):
+            if type(a) is Tensor and a._grad_fn is None:
+                owned.add(_key(a._data))  # a leaf's (or a view of it: a parameter's .t())
+        for value, _ in (node.packed or {}).values():
+            for t in getattr(value, "_kept_tensors", lambda: (value,))():
+                if type(t) is Tensor:
+                    kept[_key(t._data)] = t._data
+        for i, a in enumerate(node.arrays):
+            arg = node.args[i]
+            if (type(a) is np.ndarray and node.reads(i) and not is_stand_in(a) and
+                    not (type(arg) is Tensor and arg._grad_fn is None)):
+                kept[_key(a)] = a
+        if node.op.reads_output and not is_stand_in(node.out):
+            kept[_key(node.out)] = node.out
+    for k in owned:
+        kept.pop(k, None)
+    return kept
+
+
+def _key(a):
+    """The array whose memory ``a`` is (a view: the array it views), by identity."""
+    while isinstance(a, np.ndarray) and a.base is not None and isinstance(a.base, np.ndarray):
+        a = a.base
+    return id(a)
+
+
+def _bytes(arrays):
+    total = 0
+    for a in arrays.values():
+        while isinstance(a, np.ndarray) and isinstance(a.base, np.ndarray):
+            a = a.base
+        total += a.nbytes if isinstance(a, np.ndarray) else 0
+    return total
+
+
+def walked(node, pending, sends):
+    """What the walk calls after each node's rules ran while a count is open: the
+    gradients it holds are those waiting at nodes and those just sent, but for those
+    going to a leaf (they become its .grad, not the walk's)."""
+    held = [g for n, g in (*pending.items(), *sends) if n.op is not None]
+    for counting in state.saved_counts:
+        counting.walked(node, held)
