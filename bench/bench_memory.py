@@ -1,6 +1,6 @@
 """The most memory one backward holds, with saved values freed at the commit (after the
-whole walk) against freed node by node as the walk goes (``engine.FREE_AS_IT_WALKS``,
-as torch frees them).  Bytes, not time: the numbers are the same on every machine.
+whole walk: a walk with ``retain_graph=True`` holds as much until its end) against freed
+node by node as the walk goes (as torch frees them, and autograd_lab now).  Bytes, not time: the numbers are the same on every machine.
 
     python bench/bench_memory.py
 
@@ -11,7 +11,6 @@ each node ran.  The model is book/05c's MLP: three blocks of two hidden layers o
 error; also with each block checkpointed.
 """
 import autograd_lab as al
-from autograd_lab import engine
 from autograd_lab.utils.checkpoint import checkpoint
 
 WIDTHS = (32, 256, 256, 256, 256, 256, 256, 10)
@@ -43,14 +42,10 @@ def loss_of(layers, x, y, checkpointed=()):
 def measure(free=True, checkpointed=()):
     """(saved bytes after the forward, the peak during the backward) of one step."""
     layers, x, y = mlp()
-    before, engine.FREE_AS_IT_WALKS = engine.FREE_AS_IT_WALKS, free
-    try:
-        with al.autograd.graph.count_saved() as saved:
-            loss = loss_of(layers, x, y, checkpointed)
-            kept = saved.now
-            loss.backward()
-    finally:
-        engine.FREE_AS_IT_WALKS = before
+    with al.autograd.graph.count_saved() as saved:
+        loss = loss_of(layers, x, y, checkpointed)
+        kept = saved.now
+        loss.backward(retain_graph=not free)    # (retained: nothing freed during the walk)
     return kept, saved.peak
 
 

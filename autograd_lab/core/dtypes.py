@@ -291,10 +291,9 @@ def promote(arrays, floating=False):
     dtype, scalars = None, False
     for a in arrays:                          # the common case: one dtype, nothing to do
         if type(a) is np.ndarray:
-            if dtype is None:
-                dtype = a.dtype
-            elif a.dtype != dtype:
+            if dtype is not None and a.dtype != dtype:
                 return _promote(arrays, floating)
+            dtype = a.dtype
         elif isinstance(a, np.generic) or type(a) is int and not fits_64_bits(a):
             return _promote(arrays, floating)
         else:

@@ -15,9 +15,8 @@ the rest in three steps:
    graph comes first, and nothing recurses, so a 100,000-op chain is just a long loop.
 3. **Commit** (:func:`commit`).  Only after the whole walk succeeded are ``.grad`` fields
    written, so an error leaves every ``.grad`` as it was.  Saved values go earlier: a
-   node's, as soon as its rules ran, as torch frees them (``Plan.free``), unless the
-   graph is retained or something watches the walk (hooks, anomaly mode), whose error
-   should leave the graph as it was.
+   node's, as soon as its rules ran, as torch frees them, unless the graph is retained
+   (``Plan.keep``).
 
 With ``create_graph=True`` the rules run on tensors and are recorded, so the gradients
 themselves have a ``grad_fn`` and can be differentiated again.  What users can watch
@@ -113,20 +112,16 @@ def as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
-FREE_AS_IT_WALKS = True                 # (False: all at the commit; bench/bench_memory.py)
-
-
 def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
     """Plan, walk, commit, with grad mode on (recording) only for create_graph."""
     plan = Plan(outputs, seeds, inputs, create_graph, accumulate)
-    retained = create_graph if retain_graph is None else retain_graph
-    plan.free = FREE_AS_IT_WALKS and not retained and not plan.watching
+    plan.keep = create_graph if retain_graph is None else retain_graph
     if state.counters:                  # (count_passes)
         count("backward")
     grad_mode, state.grad_enabled = state.grad_enabled, create_graph
     try:
-        ran = walk(zip(plan.roots, seeds), plan)
-        commit(plan, ran, retained)
+        walk(zip(plan.roots, seeds), plan)
+        commit(plan)
     finally:
         state.grad_enabled = grad_mode
     return None if accumulate else plan.results()
@@ -134,9 +129,9 @@ def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
 
 def walk(sends, plan):
     """The backward walk: run each node once its gradient is complete, the
-    latest-recorded first, and pass what its rules return along its edges.
-    Returns the nodes that ran."""
-    pending, ready, ran = {}, [], []  # gradients so far; heap of (-seq, node)
+    latest-recorded first, and pass what its rules return along its edges;
+    a node lets go of its saved values once its rules ran."""
+    pending, ready = {}, []           # gradients so far; heap of (-seq, node)
     while True:
         for node, g in sends:           # gradients arriving at a node add up
             if node in pending:
@@ -147,7 +142,7 @@ def walk(sends, plan):
                 if node.op is None and plan.targets is None:
                     plan.delivered[node] = None   # its .grad: in arrival order
         if not ready:
-            return ran
+            return
         # the latest-recorded node first: everything that sends to it was
         # recorded after it, so has already run: its gradient is complete
         node = heappop(ready)[1]
@@ -165,8 +160,7 @@ def walk(sends, plan):
         # call its rules (and its own hooks around them, if it has any)
         sends = (watch.run_node(node, g, plan, run_rules) if watched
                  else run_rules(node, g, plan))
-        ran.append(node)
-        if plan.free:                   # its values are read no more
+        if not plan.keep:               # its values are read no more
             release(node)
         if state.saved_counts:          # count_saved (saved.py)
             saved.walked(node, pending, sends)
@@ -185,15 +179,13 @@ class Plan:
     "handing gradients over")."""
 
     inputs = targets = needed = None    # (every leaf, every node: see aim)
-    # free: whether each node lets go of its saved values as soon as its rules ran, not at
-    # the commit.  The most a backward holds (saved values and the gradients it carries) is
-    # then lower: for the MLP of bench/bench_memory.py, and book/05c, about a third.  An
-    # error later in the walk (an in-place write found, a Function's backward failing)
-    # leaves the nodes that ran freed, as in torch; .grad fields are still written only
-    # at the commit.  Not when the graph is retained (nothing is freed), nor when
-    # something watches the walk (anomaly mode, a trace), where an error should leave the
-    # graph as it was, to look at it again.
-    free = False
+    # keep: retain_graph.  Unless it is set, each node lets go of its saved values as soon
+    # as its rules ran, as torch's do, not after the whole walk: the most a backward holds
+    # (saved values and the gradients it carries) is lower, by about a tenth for the MLP
+    # of bench/bench_memory.py and book/05c.  An error later in the walk (an in-place write
+    # found, a Function's backward failing) leaves the nodes that ran freed, as in torch;
+    # .grad fields are still written only at the commit.
+    keep = True
 
     def __init__(self, outputs, seeds, inputs, create_graph, accumulate):
         self.roots = [y.grad_fn or edge(y) for y in outputs]   # (edge: a leaf's node)
@@ -320,10 +312,9 @@ def add(old, g):
     return total if type(total) is np.ndarray or isinstance(total, Tensor) else np.asarray(total)
 
 
-def commit(plan, ran, retain_graph):
+def commit(plan):
     """Once the whole walk succeeded: write every .grad it found (first each checked, then
-    all written, so that one that does not fit leaves every .grad as it was), and free
-    what the rules of the nodes that ran read, unless the graph is retained."""
+    all written, so that one that does not fit leaves every .grad as it was)."""
     # a leaf's .grad (written in place unless recorded), a retained gradient (and
     # backward(inputs=[t]) retains t)
     leaves = plan.delivered.items() if plan.accumulate else ()
@@ -341,13 +332,10 @@ def commit(plan, ran, retain_graph):
             np.add(t._grad._data, g, out=t._grad._data, casting="unsafe")   # create_graph recorded
     if plan.accumulated:                # hooks waiting for a leaf's .grad (watch.py)
         watch.accumulated(plan.accumulated)
-    if not retain_graph and not plan.free:      # (else the walk freed them, or keeps them)
-        for node in ran:
-            release(node)
 
 
 def release(node):
-    """What a backward does to a node whose rules ran (unless the graph is retained): let
+    """What a walk does to a node whose rules ran (unless the graph is retained): let
     go of the values its rules read (``Node.freed`` from now on).  A big output goes too,
     kept as a stand-in (the walk still reads its shape); a small one stays, for pictures."""
     if node.op.saves:

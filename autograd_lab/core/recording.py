@@ -280,8 +280,8 @@ def attach(op, args, params, out, arrays=None):
     if out.base is not None:          # a view of an input shares its versions (versions.py)
         share_version(result, args)
     if state.grad_enabled and op.differentiable:
-        edges, written = [None] * len(args), False
-        inner = got = 0                   # bits (bit i: input i): computed by a node; gets a gradient
+        # inner, got: bits (bit i: input i): computed by a node; gets a gradient
+        edges, written, inner, got = [None] * len(args), False, 0, 0
         for i, a in enumerate(args):
             if type(a) is Tensor:
                 maker = a._grad_fn

@@ -248,8 +248,7 @@ def backward_path(program):
 
 def test_backward_runs_code_in_three_files_of_the_core():
     """Chapter 06's promise: y.backward(v) reaches x.grad through the walk (engine.py),
-    a rule (rules.py) and the tensor (tensor.py), nothing else: at most 155 lines of code
-    (150 until the walk freed each node's saved values as it went: five lines, book/05c)."""
+    a rule (rules.py) and the tensor (tensor.py), nothing else: at most 150 lines of code."""
     import autograd_lab as al
     x = al.tensor([1.0, 2.0], requires_grad=True)
     y, v = x * x, al.tensor([1.0, 1.0])
@@ -259,7 +258,7 @@ def test_backward_runs_code_in_three_files_of_the_core():
     names = {f for functions in files.values() for f, _ in functions}
     assert {"walk", "run_rules", "commit"} <= names
     code = sum(n for functions in files.values() for _, n in functions)
-    assert code <= 155, f"{code} lines of code on the path (chapter 06 says about 155)"
+    assert code <= 150, f"{code} lines of code on the path (chapter 06 says at most 150)"
 
 
 FIRST_PROGRAM = """
@@ -299,9 +298,9 @@ print(json.dumps([x.grad.tolist(), *({k: len(v) for k, v in ran.items()} for ran
 """
 
 
-def test_the_first_program_runs_at_most_155_lines_in_5_files():
+def test_the_first_program_runs_at_most_150_lines_in_5_files():
     """Chapter 06's count: y = x * x; y.backward(v), traced line by line after a warm-up
-    run in a fresh interpreter (as the chapter's kernel is), runs at most 155 distinct
+    run in a fresh interpreter (as the chapter's kernel is), runs at most 150 distinct
     lines of the package (the recording's and the walk's, added up) in at most 5 files:
     the optional machinery runs none, behind its switches."""
     import json
@@ -312,7 +311,7 @@ def test_the_first_program_runs_at_most_155_lines_in_5_files():
     grad, recording, walking = json.loads(out)
     assert grad == [2.0, 4.0]
     total = sum(recording.values()) + sum(walking.values())
-    assert total <= 155 and len(set(recording) | set(walking)) <= 5, (total, recording, walking)
+    assert total <= 150 and len(set(recording) | set(walking)) <= 5, (total, recording, walking)
     assert "recording.py" in recording and "engine.py" in walking
 
 
