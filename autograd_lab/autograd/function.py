@@ -579,7 +579,7 @@ def _refuse_twice(g, y, fake):
 # the node torch puts on what a once_differentiable backward returns under create_graph:
 # its input is a stand-in leaf, not the graph, so a walk reaches it only when it runs every
 # node (backward()); autograd.grad towards the inputs passes it by, as torch's does
-_delayed_error = Op("Error", None, vjp=(_refuse_twice,), saves=False)
+_delayed_error = Op("torch::autograd::Error", None, vjp=(_refuse_twice,), saves=False)
 
 
 def once_differentiable(fn):
@@ -592,8 +592,10 @@ def once_differentiable(fn):
     def wrapper(ctx, *args):
         with no_grad():
             outputs = fn(ctx, *args)
-        if not state.grad_enabled or not any(isinstance(a, Tensor) and a.requires_grad
-                                             for a in args):
+        # (under al.func's transforms torch's gradients are wrapped tensors that require
+        # no grad at the outer level: no Error node, and a jvp over it keeps its tangent)
+        if not state.grad_enabled or func.transforms_active() or not any(
+                isinstance(a, Tensor) and a.requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         marked = tuple(attach(_delayed_error, (_stand_in(o),), None, o._data)

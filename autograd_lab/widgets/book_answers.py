@@ -17,7 +17,7 @@ CH = {"00": "00_first_gradient", "01": "01_autograd_in_one_sitting",
       "01b": "01b_the_chain_rule_in_numbers", "02": "02_masks_where_select_cond", "02b": "02b_masks_in_practice",
       "03": "03_backward_gradient_seed", "04": "04_grad_outputs",
       "05": "05_reconstructing_the_jacobian", "05b": "05b_what_backward_keeps",
-      "06": "06_inside_autograd_lab"}
+      "05d": "05d_your_own_backward", "06": "06_inside_autograd_lab"}
 EXERCISES = {}
 
 
@@ -570,6 +570,33 @@ def _(ns):
         Mistake(w * h0, "The last step's own use of w counts too: add h₁.", loop),
         Mistake(answer + h0, "That includes step 0's [1, 1]; on an empty w.grad only step 1's "
                 "part is left.", loop),
+    ])]
+
+
+# -- 05d: your own backward ----------------------------------------------------------------
+@exercise("05d.1")
+def _(ns):
+    x = ns["x"].detach()
+    pitfall = see("05d", "The pitfall: a backward in NumPy")
+    return "a second derivative through NumPy", [Ask("h, the second derivative", ns["predicted_h"], mistakes=[
+        Mistake(12 * x, "That is the true 12x, as with a backward in tensor operations; CubeNp's "
+                "backward returns a constant, so its 6x never reaches h.", pitfall),
+        Mistake(0 * x, "Only CubeNp's term is lost: x ** 2 * x is recorded and gives its 6x.",
+                pitfall),
+        Mistake(3 * x ** 2 + 3 * x ** 2, "That is the first derivative, g = 3x² + 3x²; h is "
+                "the derivative of g.sum().", see("05d", "Derivatives twice")),
+    ])]
+
+
+@exercise("05d.2")
+def _(ns):
+    w = ns["w"].detach()
+    ctx = see("05d", "What ctx offers")
+    return "a tensor kept on ctx", [Ask("w.grad", ns["predicted_grad"], mistakes=[
+        Mistake(2 * w, "That is the gradient at the forward's numbers; ctx.x is the tensor "
+                "itself, read at backward time, after add_ changed it.", ctx),
+        Mistake(2 * w + 1, "backward computes 2 · ctx.x with ctx.x already x + 1: the 1 is "
+                "doubled too, 2(x + 1).", ctx),
     ])]
 
 
