@@ -315,6 +315,25 @@ def _(ns):
     ]
 
 
+@exercise("02b.4")
+def _(ns):
+    idx, seed = ns["idx"].tolist(), [1., 2., 3., 4.]
+    last, first, counted = np.zeros(4), np.zeros(4), np.zeros(4)
+    for k, i in enumerate(idx):
+        last[i] = seed[k]             # a later pick replaces an earlier one
+        counted[i] += 1               # the picks counted, the seed forgotten
+        if first[i] == 0:
+            first[i] = seed[k]
+    repeats = see("02b", "Repeated indices")
+    return "a word used three times", [Ask("x.grad", ns["predicted_grad"], mistakes=[
+        Mistake(al.tensor(last), "The copies do not replace each other: every pick sends its "
+                "seed back, and they add up, 1 + 3 + 4 at x[3].", repeats),
+        Mistake(al.tensor(first), "x[3] is picked three times, not once: each of the three "
+                "outputs sends it its seed.", repeats),
+        Mistake(al.tensor(counted), "That counts the picks; each pick sends back its own seed "
+                "entry, not 1.", repeats),
+    ])]
+
 # -- 03: the seed ----------------------------------------------------------------------------
 @exercise("03.1")
 def _(ns):
