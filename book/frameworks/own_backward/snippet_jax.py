@@ -11,7 +11,7 @@ def cube_fwd(x):
     return x ** 3, x                # the residual: what backward keeps
 
 
-def cube_bwd(x, v):                 # v: the cotangent (seed) of the output
+def cube_bwd(x, v):                 # v: the output's cotangent (seed)
     return (v * 3 * x ** 2,)        # one per input, in a tuple
 
 
