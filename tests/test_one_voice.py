@@ -43,14 +43,7 @@ NOTATION = "intro.md#notation"
 
 # page stem -> {check: what is left to do}; the owners of these pages empty it.
 # `python tests/test_one_voice.py [page ...]` lists every finding, these included.
-KNOWN_FAILURES = {
-    "06_inside_autograd_lab": {
-        "notation link": "no link to the Notation section",
-        "glue": "8 printed numbers typed into the prose ([9, 36] and [18, 72] of "
-                "'the walk, line by line' among them)",
-        "first use": "21 terms used first without a link",
-    },
-}
+KNOWN_FAILURES = {}
 
 
 def cases(check, pages=PAGES):

@@ -649,6 +649,6 @@ def _(ns):
                                      tangent, mistakes=[
         Mistake(xs, "The derivative of x² is 2x: the JVP is 2x · t.", rule),
         Mistake(xs ** 2, "That is the value x²; the JVP is its derivative times t, 2x · t.", rule),
-        Mistake(2 * al.ones(3), "The derivative 2x reads x: multiply by x, which forward saves.",
+        Mistake(2 * al.ones(3), "The derivative 2x reads x: multiply by x, which setup_context saves.",
                 rule),
     ])]
