@@ -101,13 +101,13 @@ def test_every_exercise_has_an_answer_box_with_at_least_two_mistakes():
             if cell["metadata"].get("mystnb", {}).get("code_prompt_show") != "Show the solution":
                 continue
             n += 1
-            chapter = re.match(r"(\d+b?)_", path.name).group(1)
+            chapter = re.match(r"(\d+[a-z]?)_", path.name).group(1)
             key = f"{chapter}.{n}"
             box = "".join(cells[k + 2]["source"])
             assert box == f'al.widgets.answer_box("{key}", globals())', f"{path.name}: exercise {n}"
             assert "remove-input" in cells[k + 2]["metadata"].get("tags", [])
             found.append(key)
-    assert len(found) == 27 and sorted(found) == sorted(book_answers.EXERCISES)
+    assert len(found) == 30 and sorted(found) == sorted(book_answers.EXERCISES)
     for key in found:
         bundle = BOXES[key]
         assert bundle is not None, f"{key}: no stored output (refresh the notebook)"
