@@ -299,3 +299,27 @@ def test_the_chapters_framework_tab_prints_what_torch_prints():
     ours = _second(al, False, [1., 2., -1.], other=lambda x: 0 * x)
     assert ours == (g.tolist(), h.tolist()) == ([3., 12., 3.], [6., 12., -6.])
     assert np.allclose(h.numpy(), 6 * np.array([1., 2., -1.]))
+
+
+def test_saved_tensors_read_again_after_the_backward_freed_them_is_refused_in_torchs_words():
+    def run(lib, retain):
+        read = []
+
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                read.append(ctx)
+                return x ** 2
+
+            @staticmethod
+            def backward(ctx, v):
+                x, = ctx.saved_tensors
+                return v * 2 * x
+        x = lib.tensor([1., 2.], requires_grad=True)
+        y = Square.apply(x)
+        y.sum().backward(retain_graph=retain)
+        return error_of(lambda: y.grad_fn.saved_tensors if lib is torch else read[0].saved_tensors)
+    assert run(al, True) == run(torch, True) == (None, None)
+    ours, theirs = run(al, False), run(torch, False)
+    assert ours == theirs and theirs[1].startswith("Trying to backward through the graph a second time")
