@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .dtypes import cpp_type_name, scalar_type_name
 from .tensor import Tensor, unwrap
 from .userframe import user_level
 
@@ -132,28 +133,90 @@ def broadcast_mismatch(sa, sb):
     return None
 
 
-def matmul_error(a, b, err):
-    """torch's sentence for the shapes a matmul of arrays a and b refuses (NumPy's ``err``
-    said no)."""
-    if a.ndim == 0 or b.ndim == 0:
+def matmul_error(a, b, err=None):
+    """torch's error for a matmul of arrays a and b that cannot run (their dtypes differ,
+    or NumPy's ``err`` refused the shapes), found as torch finds it: matmul hands the pair
+    to dot, mv, mm or bmm by their dimensions (folding a batch into the rows of one mm when
+    that needs no copy, as for inputs that do not require grad), and the kernel it reaches
+    says what it checks first."""
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
         return RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                            f"{a.ndim}D and {b.ndim}D")
-    k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
-    if k_a != k_b:
-        if a.ndim == 1 and b.ndim == 1:
-            return RuntimeError(f"inconsistent tensor size, expected tensor [{k_a}] and src [{k_b}] to "
-                                f"have the same number of elements, but got {k_a} and {k_b} elements "
-                                "respectively")
-        if a.ndim == 2 and b.ndim == 1:
-            return RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
-                                f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
-        sa, sb = "x".join(map(str, a.shape[-2:] if a.ndim > 1 else (1,) + a.shape)), \
-            "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
-        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
-    bad = broadcast_mismatch(a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ())
+                            f"{da}D and {db}D")
+    if da == 1 and db == 1:
+        return _dot_error(a, b)
+    if da == 2 and db == 1:
+        return _mv_error(a, b)
+    if da <= 2 and db == 2:
+        return _mm_error(a.reshape(1, -1) if da == 1 else a, b)
+    if _folds(a, b):                  # one mm (or mv) on the larger operand's rows
+        t1 = a if da >= db else np.swapaxes(b, -1, -2)
+        t2 = b if da >= db else (a.T if da == 2 else a)
+        rows = t1.reshape(-1, t1.shape[-1])
+        return _mm_error(rows, t2) if t2.ndim == 2 else _mv_error(rows, t2)
+    n, m1 = (a.shape[-2] if da > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2], b.shape[-1]) if db > 1 else (b.shape[0], 1)
+    batch1, batch2 = a.shape[:max(da - 2, 0)], b.shape[:max(db - 2, 0)]
+    bad = broadcast_mismatch(batch1, batch2)
     if bad:                           # the batch dimensions do not broadcast
         return RuntimeError(bad)
-    return RuntimeError(f"matmul: {err}")
+    count = int(np.prod(np.broadcast_shapes(batch1, batch2), dtype=np.int64))
+    return bmm_error((count, n, m1), (count, m2, p), a.dtype, b.dtype) or \
+        RuntimeError(f"matmul: {err}")
+
+
+def _folds(a, b):
+    """Whether torch's matmul folds the larger operand (3-d or more, against a vector or a
+    matrix) into the rows of one matrix: when the other is not 2-d, and the larger one's
+    leading dimensions are laid out in one run."""
+    t1 = a if a.ndim >= b.ndim else np.swapaxes(b, -1, -2)
+    other = b.ndim if a.ndim >= b.ndim else a.ndim
+    if not (t1.ndim >= 3 and other <= 2) or a.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    strides = [s // t1.itemsize for s in t1.strides]
+    return all(strides[i] == strides[i + 1] * t1.shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def _dot_error(a, b):
+    if a.dtype != b.dtype:
+        return RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                            f"{scalar_type_name(a.dtype)} and {scalar_type_name(b.dtype)}")
+    return RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                        f"[{b.shape[0]}] to have the same number of elements, but got "
+                        f"{a.shape[0]} and {b.shape[0]} elements respectively")
+
+
+def _mv_error(mat, vec):
+    if mat.shape[1] != vec.shape[0]:
+        return RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat "
+                            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    # torch's mv is an addmv into a result of the vector's dtype, named first
+    names = [scalar_type_name(d) for d in (vec.dtype, mat.dtype, vec.dtype)]
+    return RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                        f"{names[0]}, {names[1]}, and {names[2]}")
+
+
+def _mm_error(m1, m2):
+    if m1.shape[1] != m2.shape[0]:
+        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                            f"({m1.shape[0]}x{m1.shape[1]} and {m2.shape[0]}x{m2.shape[1]})")
+    return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                        f"{cpp_type_name(m1.dtype)} != {cpp_type_name(m2.dtype)}")
+
+
+def bmm_error(s1, s2, d1, d2):
+    """torch's bmm error for batches of matrices of shapes s1 and s2 (3-d) and dtypes d1
+    and d2, or None if it would run."""
+    want = [s1[0], s1[2]]
+    if list(s2[:2]) != want:
+        return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {want} "
+                            f"but got: {list(s2[:2])}.")
+    if d1 != d2:
+        return RuntimeError(f"expected scalar type {scalar_type_name(d1)} but found "
+                            f"{scalar_type_name(d2)}")
+    return None
 
 
 def check_into(shape, other):

@@ -9,6 +9,7 @@ same seed.  Every factory takes torch's ``dtype=``, ``device=`` (the CPU: see
 import functools
 import inspect
 import math
+import warnings
 
 import numpy as np
 
@@ -16,7 +17,8 @@ from . import devices, dtypes, formats
 from . import batching
 from .modes import made_in_inference_mode, state
 from .spellings import with_keywords, with_out
-from .tensor import Tensor, unwrap
+from .tensor import Tensor, refuse_integer_grad, unwrap
+from .userframe import user_level
 
 
 class Generator:
@@ -57,6 +59,7 @@ def _finish(data, requires_grad):
     if state.inference:
         made_in_inference_mode(t)
     if requires_grad:
+        refuse_integer_grad(t)
         t.requires_grad = True
     return t
 
@@ -69,6 +72,10 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     ``dtype`` must fit it, as in torch; NumPy arrays and tensors are cast, wrapping around.
     """
     devices.check(device)
+    if isinstance(data, Tensor):        # a copy that leaves the graph: torch says how to ask
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                      "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=user_level())
     np_dtype = dtypes.to_numpy(dtype)
     into_int = np_dtype is not None and np_dtype.kind in "iu"
     if isinstance(data, (Tensor, np.ndarray)) or isinstance(data, np.generic) and not into_int:
@@ -183,10 +190,25 @@ def _overflow(np_dtype):
 
 
 def as_tensor(data, dtype=None, device=None):
+    """``data`` as a tensor, copied only where it must be, as torch's: a tensor of the dtype
+    asked is given back itself (of another dtype, converted as ``x.to(dtype)`` converts,
+    graph kept); a NumPy array of the dtype asked shares its memory, as ``from_numpy``'s
+    does; anything else is copied, as by ``tensor()``."""
     devices.check(device)
-    if isinstance(data, Tensor) and dtype is None:
-        return data
+    np_dtype = dtypes.to_numpy(dtype)
+    if isinstance(data, Tensor):
+        return data if np_dtype is None or np_dtype == data._data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and np_dtype in (None, data.dtype) and _storable(data.dtype):
+        return from_numpy(data)
     return tensor(data, dtype=dtype)
+
+
+def _storable(np_dtype):
+    try:
+        dtypes.from_numpy(np_dtype)
+        return True
+    except TypeError:
+        return False
 
 
 def from_numpy(array):

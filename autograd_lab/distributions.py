@@ -756,3 +756,6 @@ def _kl_independent_independent(p, q):
         raise NotImplementedError
     return p._summed(kl_divergence(p.base_dist, q.base_dist))
 
+
+from . import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.distributions", __name__, "al.distributions")   # (names torch has: not_here.py)

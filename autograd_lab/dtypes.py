@@ -76,6 +76,18 @@ def scalar_type_name(np_dtype):
     return _SCALAR_TYPE.get(np_dtype.name, np_dtype.name.capitalize())
 
 
+# the C++ names torch's matrix products print for a dtype ("float != double")
+_CPP_TYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+             "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half", "float32": "float",
+             "float64": "double", "complex64": "c10::complex<float>",
+             "complex128": "c10::complex<double>"}
+
+
+def cpp_type_name(np_dtype):
+    """torch's C++ name of a NumPy dtype, as mm's message prints it: float, double, long int."""
+    return _CPP_TYPE.get(np_dtype.name, np_dtype.name)
+
+
 def legacy_type_name(np_dtype):
     """torch's legacy name of a tensor type: FloatTensor, LongTensor, BoolTensor, ..."""
     return scalar_type_name(np_dtype) + "Tensor"

@@ -47,7 +47,8 @@ def dot(input, other):
 
 def mv(input, vec):
     if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
+        # torch's mv is an addmv into a 1-d result: its dimensions are named first
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     return rules.matmul(input, vec)
 
 

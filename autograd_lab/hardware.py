@@ -13,7 +13,8 @@ order.  Where a CPU-only torch refuses, so does autograd_lab, in torch's words.
   ``max_memory_allocated()`` (and the ``reserved`` ones) are 0, ``is_bf16_supported()`` is
   False; ``synchronize()``, ``current_device()``, ``set_device()``, ``get_device_name()``,
   ``get_device_capability()``, ``reset_peak_memory_stats()`` raise "Torch not compiled with
-  CUDA enabled", as there.
+  CUDA enabled", as there (for ``set_device`` and ``reset_peak_memory_stats`` torch 2.13
+  raises an AttributeError about its C extension instead: the words here say why).
 - Mixed precision: ``al.autocast(device_type, ...)``, ``al.amp.autocast``,
   ``al.cuda.amp.autocast`` (a context manager and a decorator): for "cuda", torch's warning
   and nothing else (no GPU: disabled); for "cpu" with bfloat16 or float16 it is refused in
@@ -31,6 +32,9 @@ order.  Where a CPU-only torch refuses, so does autograd_lab, in torch's words.
   ``get_num_threads``: remembered and reported back, checked as torch checks them.
 - Tensors: ``x.get_device()`` is -1 (the CPU), ``x.is_pinned()`` is False,
   ``x.pin_memory()`` is refused as a CPU-only torch refuses it.
+- ``al.cuda.FloatTensor`` and torch.cuda's other legacy types: they can be named, no
+  tensor is one, and making one or casting to one is refused in torch's words.
+  (``al.nn.DataParallel``, the model itself wrapped, is in nn/data_parallel.py.)
 
 The book lists them in the glossary's entry "Settings for GPUs and speed".
 """
@@ -292,6 +296,32 @@ devices.cuda.__dict__.update(
     synchronize=_no_cuda, current_device=_no_cuda, set_device=_no_cuda, get_device_name=_no_cuda,
     get_device_capability=_no_cuda, reset_peak_memory_stats=_no_cuda)
 
+
+
+class _cuda_tensortype(type):
+    """torch.cuda's legacy tensor types (``al.cuda.FloatTensor``, ...), as a CPU-only torch
+    has them: they can be named (``dtype = torch.cuda.FloatTensor`` in a course's setup
+    code), no tensor is one, and making one, or casting to one, is refused."""
+
+    def __call__(cls, *args, **kwargs):
+        raise TypeError(f"type torch.cuda.{cls.__name__} not available. Torch not compiled with CUDA "
+                        "enabled.")
+
+    def __instancecheck__(cls, obj):
+        return False
+
+    def __repr__(cls):
+        return f"<class 'torch.cuda.{cls.__name__}'>"
+
+    @property
+    def dtype(cls):                      # (read by x.type(al.cuda.FloatTensor): torch's error)
+        raise RuntimeError(f"Cannot initialize CUDA without ATen_cuda library. {NO_CUDA}")
+
+
+devices.cuda.__dict__.update(
+    {name: _cuda_tensortype(name, (), {}) for name in (
+        "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
+        "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")})
 
 # -- compilation, precision, determinism, threads ------------------------------------------
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,

@@ -1,4 +1,5 @@
-"""In-place writes and views: ``x.add_(v)``, ``x[mask] = v``, ``x.zero_()``, ... recorded.
+"""In-place writes and views (``x.add_(v)``, ``x[mask] = v``, ``x.zero_()``), recorded as
+torch records them.
 
 An in-place method is its out-of-place method recorded on the tensor, as torch records
 it: x.exp_() computes x.exp(), writes the numbers into x's memory, adds one to x's

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import dtypes, functions as F, inplace, math_rules as R
-from .checks import broadcast_mismatch, reduction_dims, tensor_of, wrap_dim
+from .checks import bmm_error, broadcast_mismatch, reduction_dims, tensor_of, wrap_dim
 from .spellings import numpy_names
 from .tensor import Tensor, install
 from .userframe import user_level
@@ -195,13 +195,9 @@ def bmm(input, mat2):
                             f"not {type(m).__name__}")
         if m.ndim != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
-    want = [input.shape[0], input.shape[2]]
-    if list(mat2.shape[:2]) != want:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {want} but "
-                           f"got: {list(mat2.shape[:2])}.")
-    if input._data.dtype != mat2._data.dtype:
-        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input._data.dtype)} but found "
-                           f"{dtypes.scalar_type_name(mat2._data.dtype)}")
+    refused = bmm_error(input.shape, mat2.shape, input._data.dtype, mat2._data.dtype)
+    if refused:
+        raise refused
     if input._data.dtype == np.bool_:
         raise NotImplementedError('"bmm" not implemented for \'Bool\'')
     return R.bmm(input, mat2)

@@ -13,8 +13,9 @@ name torch does not have either is a typo, and gets Python's usual AttributeErro
 "Did you mean" where one of autograd_lab's names is close.  Covered: ``al.*``, ``al.nn``,
 ``al.nn.functional``, ``al.nn.init``, ``al.optim``, ``al.utils``, ``al.utils.data``,
 ``al.func``, ``al.autograd`` (and its ``functional``, ``forward_ad``, ``graph``),
-``al.cuda``, ``al.backends``, ``al.amp``, ``al.accelerator``; the attributes of tensors,
-modules, optimizers and data loaders.
+``al.cuda``, ``al.backends``, ``al.amp``, ``al.accelerator``, ``al.distributions``,
+``al.optim.lr_scheduler``, ``al.nn.utils`` (and its ``rnn``), ``al.random``; the
+attributes of tensors, modules, optimizers and data loaders.
 
 **Why the error is both an AttributeError and a NotImplementedError.**  Reading a missing
 attribute must stay an AttributeError: ``hasattr(x, name)`` and ``getattr(x, name,
@@ -60,8 +61,14 @@ ELSEWHERE = {
     "torch.accelerator": "GPUs and other accelerators", "torch.amp": "mixed precision on GPUs",
     "torch.distributed": "training on several machines", "torch.multiprocessing": "worker processes",
     "torch.jit": "compiling models", "torch.compiler": "compiling models",
-    "torch.profiler": "profiling kernels", "torch.nn.DataParallel": "several GPUs",
+    "torch.profiler": "profiling kernels",
     "torch.nn.parallel": "several GPUs", "torch.mps": "Apple GPUs", "torch.xpu": "Intel GPUs",
+}
+
+# torch namespaces that work with other programs, and what to do here instead
+OTHER_PROGRAMS = {
+    "torch.utils.tensorboard": "it writes logs for TensorBoard, a program autograd_lab does not "
+                               "use; print the numbers, or plot them with matplotlib",
 }
 
 
@@ -84,8 +91,12 @@ def error(torch_ns, name, owner, have, label, kind="modules"):
         qualified = f"{torch_ns}.{name}"
         where = next((what for prefix, what in ELSEWHERE.items()
                       if qualified == prefix or qualified.startswith(prefix + ".")), None)
+        other = next((why for prefix, why in OTHER_PROGRAMS.items()
+                      if qualified == prefix or qualified.startswith(prefix + ".")), None)
         if where:
             reason = f"it is for {where}; autograd_lab computes with NumPy on one CPU"
+        elif other:
+            reason = other
         else:
             shared = len(known & set(have))
             reason = (f"{label} has {shared} of {torch_ns}'s {len(known)} public names: "

@@ -137,3 +137,7 @@ def _exact_top(np_dtype):
 
 
 install(RandomMethods)
+
+
+from . import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.random", __name__, "al.random")   # (names torch has: not_here.py)

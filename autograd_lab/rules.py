@@ -840,8 +840,8 @@ grad_copy = Op("torch::autograd::CopyBackwards", np.array, vjp=clone.vjp, jvp=cl
 
 # -- products ---------------------------------------------------------------------------
 def _matmul_forward(a, b):
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    if a.dtype != b.dtype:            # torch's words, from the kernel its matmul reaches
+        raise matmul_error(a, b)
     try:
         out = np.matmul(a, b)
     except ValueError as e:           # NumPy refuses the shapes: say why in torch's words

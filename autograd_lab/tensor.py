@@ -45,6 +45,17 @@ def _hidden(cls, name):
     return False
 
 
+def refuse_integer_grad(t, start="Only Tensors of floating point and complex dtype"):
+    """torch's error for an integer or bool tensor asked to require grad.  torch starts it
+    three ways: as ``start``'s default when the tensor is made (or wrapped in
+    nn.Parameter), "only Tensors of floating point and complex dtype" through the
+    attribute, "only Tensors of floating point dtype" through requires_grad_();
+    autograd_lab adds the parenthesis."""
+    if t._data.dtype.kind != "f":
+        raise RuntimeError(f"{start} can require gradients (this tensor is {t.dtype!r}; make it "
+                           "with dtype=al.float32 or call .float() first)")
+
+
 class Tensor(metaclass=_TensorType):
     # every tensor has its array and its grad_fn (None for a leaf); attributes that most
     # tensors never set live on the class, so making a tensor is cheap
@@ -74,6 +85,7 @@ class Tensor(metaclass=_TensorType):
         self._data = data
         self._grad_fn = None
         if requires_grad:
+            refuse_integer_grad(self)
             self.requires_grad = True
 
     @staticmethod
@@ -149,13 +161,13 @@ class Tensor(metaclass=_TensorType):
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
-        if flag and self._data.dtype.kind != "f":
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                               f"gradients (this tensor is {self.dtype!r}; make it with "
-                               "dtype=al.float32 or call .float() first)")
+        if flag:
+            refuse_integer_grad(self, "only Tensors of floating point and complex dtype")
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and self.grad_fn is None:
+            refuse_integer_grad(self, "only Tensors of floating point dtype")
         self.requires_grad = requires_grad
         return self
 

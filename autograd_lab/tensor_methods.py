@@ -276,6 +276,13 @@ class TensorMethods:
             if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
                                    f"non-existing dimension {i}")
+        lead = len(shape) - self.ndim
+        for dim in reversed(range(self.ndim)):          # torch names the last one that differs
+            want, have = shape[lead + dim], self.shape[dim]
+            if want != have and want != -1 and have != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({want}) must match the existing "
+                                   f"size ({have}) at non-singleton dimension {lead + dim}.  Target sizes: "
+                                   f"{list(shape)}.  Tensor sizes: {list(self.shape)}")
         return rules.expand(self, shape=shape)
 
     def expand_as(self, other):

@@ -510,9 +510,10 @@ def _graph_alt(model, tensor, trace, lines, labels):
         return "A single tensor with no recorded operations behind it."
     out = model.tensor_names.get(id(tensor), "the output")
     leaves = ", ".join(model.leaf_names[:6]) + (", …" if len(model.leaf_names) > 6 else "")
-    s = (f"Computational graph of {out}: {model.n_leaves} leaf tensor"
-         f"{'s' if model.n_leaves != 1 else ''} ({leaves}) on the left "
-         f"feed{'s' if model.n_leaves == 1 else ''} {model.n_ops} "
+    one = model.n_leaves == 1
+    s = (f"Computational graph of {out}: {model.n_leaves} leaf tensor{'' if one else 's'} "
+         f"that require{'s' if one else ''} grad ({leaves}) on the left "
+         f"feed{'s' if one else ''} {model.n_ops} "
          f"operation{'s' if model.n_ops != 1 else ''}, ending in the output on the right")
     if model.freed_any:
         s += ("; a backward freed the values the operations saved, so their constant inputs "

@@ -98,7 +98,10 @@ def test_how_many_real_messages_and_tracebacks_are_tested():
         kind = "tracebacks" if path.name.endswith((".traceback.txt", ".notebook.txt")) else "messages"
         count.setdefault(framework(path), {}).setdefault(kind, 0)
         count[framework(path)][kind] += 1
-    assert count["pytorch"]["messages"] == count["autograd_lab"]["messages"] == len(ENTRIES)
+    # one message of each per entry, plus other kernels' words for the same error
+    plain = {fw: sum(1 for p in CAPTURED if p.name == f"{fw}.txt") for fw in ("pytorch", "autograd_lab")}
+    assert plain["pytorch"] == plain["autograd_lab"] == len(ENTRIES)
+    assert count["pytorch"]["messages"] >= len(ENTRIES) + 8
     assert count["jax"]["messages"] >= 10 and count["tensorflow"]["messages"] >= 6
     assert sum(c.get("tracebacks", 0) for c in count.values()) >= 12
     assert all(c.get("tracebacks", 0) >= 2 for c in count.values()), count
@@ -171,7 +174,8 @@ def odd_inputs():
     return {"empty": "", "blank": " \n\t \n", "a path": "/home/ada/projects/mnist/train.py",
             "a Windows path": 'File "C:\\Users\\ada\\train.py", line 12, in <module>',
             "random text": "The quick brown fox jumps over the lazy dog, twice, in place.",
-            "another error": "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+            "another error": "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; "
+                             "7.79 GiB total capacity; 5.12 GiB already allocated)",
             "a device error": "RuntimeError: Expected all tensors to be on the same device, but found "
                               "at least two devices, cuda:0 and cpu!",
             "a huge paste of letters": letters, "a huge paste of the book's words": words,

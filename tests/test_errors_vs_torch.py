@@ -41,8 +41,9 @@ def normalized(text):
 
 def same_or_extended(ours, theirs):
     """autograd_lab's message is torch's, or torch's followed by a sentence or a parenthesis
-    of its own (the page says so where it is)."""
-    return ours == theirs or (ours.startswith(theirs) and re.match(r" [(A-Z]", ours[len(theirs):]))
+    of its own (the page says so where it is; after a message of torch's that ends without
+    a full stop, the sentence starts with one)."""
+    return ours == theirs or (ours.startswith(theirs) and re.match(r"\.? [(A-Z]", ours[len(theirs):]))
 
 
 def run_in_torch(code, namespace):

@@ -69,7 +69,26 @@ QUERIES = {
     "grad scaler on the cpu": lambda L: _scaler(L, L.amp.GradScaler("cpu")),
     "grad scaler skips a step with inf": lambda L: _scaler(L, L.amp.GradScaler("cpu", init_scale=2.0 ** 127)),
     "grad scaler past float32": lambda L: _scaler(L, L.amp.GradScaler("cpu", init_scale=2.0 ** 130)),
+    "cuda's legacy types can be named": lambda L: (repr(L.cuda.FloatTensor), repr(L.cuda.LongTensor),
+                                                   isinstance(L.zeros(2), L.cuda.FloatTensor),
+                                                   isinstance(L.zeros(2, dtype=L.long), L.cuda.LongTensor)),
+    "a cuda legacy type makes no tensor": lambda L: L.cuda.FloatTensor(3),
+    "DataParallel without a GPU": lambda L: _data_parallel(L, L.nn.DataParallel(L.nn.Linear(2, 1))),
+    "DataParallel asked for GPU 0": lambda L: _data_parallel(L, L.nn.DataParallel(L.nn.Linear(2, 1),
+                                                                                  device_ids=[0])),
 }
+
+
+def _data_parallel(L, model):
+    """What a course sees of its wrapped model: the printed form, the state dict's keys, the
+    devices, and the numbers and gradients of the model inside."""
+    with L.no_grad():
+        model.module.weight.copy_(L.tensor([[0.5, -1.0]]))
+        model.module.bias.fill_(0.25)
+    y = model(L.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    y.sum().backward()
+    return (str(model), list(model.state_dict()), model.device_ids, y.tolist(), y.grad_fn.name(),
+            model.module.weight.grad.tolist(), [n for n, _ in model.named_parameters()])
 
 
 def _under(L, context):
@@ -114,3 +133,20 @@ def test_compile_gives_the_model_back_as_a_call_and_as_a_decorator():
     model = al.nn.Linear(2, 1)
     assert al.compile(model) is model and al.compile(mode="max-autotune")(model) is model
     assert np.allclose(al.compile(model)(al.ones(1, 2)).tolist(), model(al.ones(1, 2)).tolist())
+
+
+def test_casting_to_a_cuda_legacy_type_is_refused_as_a_cpu_only_torch_refuses_it():
+    for lib in (torch, al):
+        with pytest.raises(RuntimeError, match=r"^Cannot initialize CUDA without ATen_cuda library"):
+            lib.zeros(2).type(lib.cuda.FloatTensor)
+
+
+def test_choosing_a_gpu_is_refused_in_words_where_torch_fails_on_its_own_internals():
+    """torch 2.13 without CUDA raises an AttributeError naming its C extension's missing
+    function; autograd_lab says what is missing instead."""
+    for f in (lambda L: L.cuda.set_device(0), lambda L: L.cuda.reset_peak_memory_stats()):
+        with pytest.raises(AttributeError, match=r"^module 'torch._C' has no attribute '_cuda_"):
+            f(torch)
+        with pytest.raises(AssertionError, match=r"^Torch not compiled with CUDA enabled \(autograd_lab "
+                                                 r"runs on the CPU only"):
+            f(al)

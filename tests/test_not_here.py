@@ -15,7 +15,13 @@ MODULES = {"torch": al, "torch.nn": al.nn, "torch.nn.functional": al.nn.function
            "torch.autograd.forward_ad": al.autograd.forward_ad, "torch.autograd.graph": al.autograd.graph,
            "torch.cuda": al.cuda, "torch.backends": al.backends, "torch.backends.cudnn": al.backends.cudnn,
            "torch.backends.mps": al.backends.mps, "torch.backends.cuda": al.backends.cuda,
-           "torch.amp": al.amp, "torch.accelerator": al.accelerator}
+           "torch.amp": al.amp, "torch.accelerator": al.accelerator,
+           "torch.distributions": al.distributions, "torch.optim.lr_scheduler": al.optim.lr_scheduler,
+           "torch.nn.utils": al.nn.utils, "torch.nn.utils.rnn": al.nn.utils.rnn, "torch.random": al.random}
+
+
+def test_every_namespace_the_names_file_holds_is_checked_here():
+    assert set(MODULES) == set(torch_names()[0])
 
 
 def _instances():
@@ -85,12 +91,19 @@ def test_importing_a_name_torch_has_gives_the_same_words_as_an_import_error():
 
 
 def test_work_for_other_hardware_says_so():
-    for owner, name, text in [(al.nn, "DataParallel", "several GPUs"),
+    for owner, name, text in [(al.nn, "parallel", "several GPUs"),
                               (al.cuda, "Event", "GPUs"), (al, "distributed", "training on several machines")]:
-        if not hasattr(owner, name):
-            with pytest.raises(NotInAutogradLab, match=rf"\(it is for {text}; autograd_lab computes "
-                                                       r"with NumPy on one CPU\)$"):
-                getattr(owner, name)
+        with pytest.raises(NotInAutogradLab, match=rf"\(it is for {text}; autograd_lab computes "
+                                                   r"with NumPy on one CPU\)$"):
+            getattr(owner, name)
+
+
+def test_logging_for_tensorboard_says_what_to_do_instead():
+    with pytest.raises(NotInAutogradLab, match=r"^torch.utils.tensorboard is not implemented in autograd_lab "
+                                               r"\(it writes logs for TensorBoard, a program autograd_lab "
+                                               r"does not use; print the numbers, or plot them with "
+                                               r"matplotlib\)$"):
+        al.utils.tensorboard
 
 
 @pytest.mark.parametrize("owner, name, error", [

@@ -1617,3 +1617,29 @@ mha = torch.nn.MultiheadAttention(8, 2, batch_first=True)
 out, weights = mha(q, k, v)
 print(out.shape, weights.shape, weights.sum(-1))
 """)
+
+# -- Courses' setup code: seeds, GPU switches, a model wrapped for several GPUs (the
+#    usage table's hardware names: cs231n's legacy dtypes, DataParallel in d2l-style
+#    training loops), run on a machine without a GPU ----------------------------------------
+setup = snippet("Course setup code")
+setup("""
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+torch.cuda.manual_seed_all(0)
+torch.backends.cudnn.deterministic = True
+torch.backends.cudnn.benchmark = False
+use_cuda = torch.cuda.is_available()
+dtype = torch.cuda.FloatTensor if use_cuda else torch.FloatTensor
+gpu_dtype = torch.cuda.FloatTensor                # named in setup, used only with a GPU
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+if torch.cuda.device_count() > 1 or not use_cuda:
+    model = nn.DataParallel(model)
+print(model)
+print(list(model.state_dict().keys()), model.device_ids)
+x = torch.ones(5, 3).type(dtype)
+out = model(x)
+out.sum().backward()
+print(out.shape, out.grad_fn, isinstance(x, gpu_dtype), x.type())
+print(model.module[0].weight.grad.shape, out.sum())
+""")

@@ -34,8 +34,10 @@ PROGRAMS = ROOT / "tests" / "error_messages"
 TRACEBACKS = ["err-second-time/pytorch", "err-nan/pytorch", "warn-non-leaf-grad/pytorch",
               "err-inplace-version/pytorch", "err-func-scalar/jax", "err-ambiguous/jax-traced",
               "err-second-time/tensorflow", "err-float-only/tensorflow",
-              "err-scalar-outputs/autograd_lab", "err-number-of-gradients/autograd_lab"]
-NOTEBOOK = ["err-unused/pytorch", "err-view-leaf/autograd_lab", "err-numpy/jax"]
+              "err-scalar-outputs/autograd_lab", "err-number-of-gradients/autograd_lab",
+              "err-matmul-shape/pytorch", "err-same-dtype/tensorflow", "warn-copy-construct/pytorch"]
+NOTEBOOK = ["err-unused/pytorch", "err-view-leaf/autograd_lab", "err-numpy/jax",
+            "err-broadcast/autograd_lab", "err-target-dtype/pytorch"]
 
 # Runs one program; prints the message it ended with (an exception, else its first warning).
 MESSAGE = r"""

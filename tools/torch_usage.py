@@ -294,7 +294,8 @@ NOT_HERE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init",
                     "torch.utils", "torch.utils.data", "torch.func", "torch.autograd",
                     "torch.autograd.functional", "torch.autograd.forward_ad", "torch.autograd.graph",
                     "torch.cuda", "torch.backends", "torch.backends.cudnn", "torch.backends.mps",
-                    "torch.backends.cuda", "torch.amp", "torch.accelerator")
+                    "torch.backends.cuda", "torch.amp", "torch.accelerator", "torch.distributions",
+                    "torch.optim.lr_scheduler", "torch.nn.utils", "torch.nn.utils.rnn", "torch.random")
 NOT_HERE_CLASSES = ("torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer",
                     "torch.utils.data.DataLoader")
 NAMES_JSON = ROOT / "autograd_lab" / "torch_names.json"
@@ -1740,6 +1741,37 @@ def al_lookup(name, al, probes):
     return obj
 
 
+def al_refusal(name, al, probes):
+    """autograd_lab's words refusing torch's ``name`` (the message of the NotInAutogradLab
+    that reading it raises: not_here.py), or None when reading it fails otherwise (a
+    typo's AttributeError) or succeeds."""
+    from autograd_lab.not_here import NotInAutogradLab
+
+    def refusal(obj, member):
+        try:
+            getattr(obj, member)
+        except NotInAutogradLab as e:
+            return str(e)
+        except Exception:
+            return None
+        return None
+    for cls, objs in probes.items():
+        if name.startswith(cls + "."):
+            words = [refusal(o, name[len(cls) + 1:]) for o in objs if o is not None]
+            return next((w for w in words if w), None)
+    obj = al
+    for p in name.split(".")[1:]:
+        if not _has(obj, p):
+            return refusal(obj, p)
+        obj = getattr(obj, p)
+    return None
+
+
+# keyword arguments learners pass that torch 2.13 itself refuses (a TypeError there too:
+# a keyword older torch took), checked against torch by tests/test_torch_usage.py
+TORCH_REFUSES = {"torch.tensor": {"names"}, "torch.optim.lr_scheduler.ReduceLROnPlateau": {"verbose"}}
+
+
 def unaccepted_kwargs(obj, kwargs):
     """The keyword arguments of ``kwargs`` that ``obj``'s signature does not take (empty
     when it takes **kwargs or has no signature Python can read)."""
@@ -1756,18 +1788,34 @@ def unaccepted_kwargs(obj, kwargs):
     return [k for k in kwargs if k[0] not in names]
 
 
+def status(name, al, probes):
+    """(status, object or refusal) of torch's ``name`` in autograd_lab: "implemented" (the
+    object), "refused" (reading it raises NotInAutogradLab: its message) or "missing"."""
+    obj = al_lookup(name, al, probes)
+    if obj is not None:
+        return "implemented", obj
+    words = al_refusal(name, al, probes)
+    return ("refused", words) if words else ("missing", None)
+
+
 def coverage(rows):
-    """[(row, status, unaccepted kwargs)] for the listed names; status "implemented" or
-    "missing"."""
+    """[(row, status, unaccepted kwargs or refusal)] for the listed names; status
+    "implemented" (with the keyword arguments learners pass that it does not take),
+    "refused" (with autograd_lab's words) or "missing"."""
     al, probes = _al_probe()
     out = []
     for r in listed(rows):
-        obj = al_lookup(r["name"], al, probes)
-        if obj is None:
-            out.append((r, "missing", []))
+        st, found = status(r["name"], al, probes)
+        if st == "implemented":
+            out.append((r, st, unaccepted_kwargs(found, r["kwargs"])))
         else:
-            out.append((r, "implemented", unaccepted_kwargs(obj, r["kwargs"])))
+            out.append((r, st, found))
     return out
+
+
+def coverage_counts(cov):
+    """{"implemented": n, "refused": n, "missing": n} of a coverage list."""
+    return {st: sum(1 for c in cov if c[1] == st) for st in ("implemented", "refused", "missing")}
 
 
 KIND_ORDER = ["torch", "Tensor method", "Tensor attribute", "Tensor operator", "nn",
@@ -1781,16 +1829,21 @@ def kind_rank(kind):
     return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
 
 
+SAID = {"implemented": "yes", "refused": "refused in words", "missing": "no"}
+
+
 def write_missing_md(cov, rows, path, hardware_rest=()):
     lst = [c for c in cov]
     n3 = sum(1 for r in rows if r["sources"] >= 3 and not r["kind"].startswith("not in"))
     missing = [c for c in lst if c[1] == "missing"]
     hw = [c for c in lst if hardware_only(c[0]["name"])]
     listed_names = {c[0]["name"] for c in lst}
-    hw_all = [c for c in hw] + [(r, status, []) for r, status in hardware_rest
+    hw_all = [c for c in hw] + [(r, st, []) for r, st in hardware_rest
                                 if r["name"] not in listed_names]
     hw_all.sort(key=lambda c: c[0]["rank"])
     soft_missing = [c for c in missing if not hardware_only(c[0]["name"])]
+    counts = coverage_counts(lst)
+    refused = [c for c in lst if c[1] == "refused"]
     out = ["# What autograd_lab lacks of the names learners use", "",
            "Generated by `tools/torch_usage.py coverage` from torch_names.csv and today's "
            "autograd_lab; do not edit by hand.", "",
@@ -1798,16 +1851,24 @@ def write_missing_md(cov, rows, path, hardware_rest=()):
            "most used, whichever is bigger. Implemented: the name exists in the matching "
            "autograd_lab namespace (al.*, al.Tensor, al.nn, al.nn.functional, al.optim, "
            "al.utils.data, al.func, al.autograd, a Module's or an optimizer's members). "
-           f"**{len(lst) - len(missing)} implemented, {len(missing)} missing** "
-           f"({len(soft_missing)} outside the hardware-only settings listed at the end).", "",
+           "Refused in words: reading the name raises autograd_lab's NotInAutogradLab, "
+           "whose message names it and says it is not implemented in autograd_lab and why "
+           "(autograd_lab/not_here.py). Missing: neither. "
+           f"**{counts['implemented']} implemented, {counts['refused']} refused in words, "
+           f"{counts['missing']} missing**" + (
+               f" ({len(soft_missing)} of them outside the hardware-only settings listed at "
+               "the end)." if missing else "."), "",
            "Keyword arguments are shown as `name sources/uses`.", ""]
     by_kind = defaultdict(list)
     for c in soft_missing:
         by_kind[c[0]["kind"]].append(c)
-    out += ["| kind | missing |", "|---|---|"]
-    for kind in sorted(by_kind, key=lambda k: (kind_rank(k), k)):
-        out.append(f"| {kind} | {len(by_kind[kind])} |")
-    out.append("")
+    if not missing:
+        out += ["## Missing", "", "None: every listed name is implemented or refused in words.", ""]
+    else:
+        out += ["| kind | missing |", "|---|---|"]
+        for kind in sorted(by_kind, key=lambda k: (kind_rank(k), k)):
+            out.append(f"| {kind} | {len(by_kind[kind])} |")
+        out.append("")
     for kind in sorted(by_kind, key=lambda k: (kind_rank(k), k)):
         out += [f"## {kind}", "", "| rank | name | sources | uses | keyword arguments |",
                 "|---|---|---|---|---|"]
@@ -1815,13 +1876,24 @@ def write_missing_md(cov, rows, path, hardware_rest=()):
             out.append(f"| {r['rank']} | `{r['name']}` | {r['sources']} | {r['uses']} | "
                        f"{format_kwargs(r['kwargs'][:12])} |")
         out.append("")
+    out += ["## Refused in words", "",
+            "Listed names autograd_lab does not implement, with what it says when code reads "
+            "them.", "", "| rank | name | kind | sources | uses | autograd_lab says |",
+            "|---|---|---|---|---|---|"]
+    for r, _, words in refused:
+        out.append(f"| {r['rank']} | `{r['name']}` | {r['kind']} | {r['sources']} | {r['uses']} | "
+                   f"{words.replace('|', '/')} |")
+    out.append("")
     kw = [c for c in lst if c[1] == "implemented" and c[2]]
     out += ["## Implemented, but keyword arguments learners pass are not accepted", "",
             "The signature of autograd_lab's object has no parameter of that name (and no "
-            "`**kwargs`).", "", "| rank | name | sources | keyword arguments not accepted |",
-            "|---|---|---|---|"]
+            "`**kwargs`).", "", "| rank | name | sources | keyword arguments not accepted | note |",
+            "|---|---|---|---|---|"]
     for r, _, bad in kw:
-        out.append(f"| {r['rank']} | `{r['name']}` | {r['sources']} | {format_kwargs(bad)} |")
+        note = [f"{k} (torch 2.13 refuses it too)" for k, _, _ in bad
+                if k in TORCH_REFUSES.get(r["name"], ())]
+        out.append(f"| {r['rank']} | `{r['name']}` | {r['sources']} | {format_kwargs(bad)} |"
+                   + (f" {'; '.join(note)} |" if note else " |"))
     out += ["", "## Hardware-only and speed-only settings", "",
             "Names that change nothing but where or how fast code runs (GPUs, cuDNN, threads, "
             "compilation, mixed precision, determinism switches, pinned memory). torch accepts "
@@ -1831,9 +1903,9 @@ def write_missing_md(cov, rows, path, hardware_rest=()):
             "the table is listed, also those fewer than 3 sources use.", "",
             "| rank | name | kind | sources | uses | in autograd_lab | keyword arguments |",
             "|---|---|---|---|---|---|---|"]
-    for r, status, _ in hw_all:
+    for r, st, _ in hw_all:
         out.append(f"| {r['rank']} | `{r['name']}` | {r['kind']} | {r['sources']} | {r['uses']} | "
-                   f"{'yes' if status == 'implemented' else 'no'} | "
+                   f"{SAID[st]} | "
                    f"{format_kwargs(r['kwargs'][:8])} |")
     out += ["", "Keyword arguments of the same kind (where data lives, worker processes, fused "
             "or foreach kernels, memory layout), with the listed names learners pass them to "
@@ -1846,7 +1918,7 @@ def write_missing_md(cov, rows, path, hardware_rest=()):
         taken = []
         for r, s_, u in users:
             c = next(c for c in lst if c[0] is r)
-            taken.append(f"`{r['name']}` " + ("no" if c[1] == "missing" or any(
+            taken.append(f"`{r['name']}` " + ("no" if c[1] != "implemented" or any(
                 k == kw for k, _, _ in c[2]) else "yes"))
         out.append(f"| {kw} | {max(s_ for _, s_, _ in users)} | {sum(u for _, _, u in users)} | "
                    f"{', '.join(r['name'] for r, _, _ in users[:6])} | {'; '.join(taken[:6])} |")
@@ -1859,12 +1931,12 @@ def cmd_coverage(args):
     rows = read_csv(args.table)
     cov = coverage(rows)
     al, probes = _al_probe()
-    rest = [(r, "implemented" if al_lookup(r["name"], al, probes) is not None else "missing")
+    rest = [(r, status(r["name"], al, probes)[0])
             for r in rows if hardware_only(r["name"]) and not r["kind"].startswith("not in")]
     write_missing_md(cov, rows, args.out, rest)
-    missing = sum(1 for c in cov if c[1] == "missing")
-    print(f"{len(cov)} listed names: {len(cov) - missing} implemented, {missing} missing "
-          f"-> {args.out}")
+    n = coverage_counts(cov)
+    print(f"{len(cov)} listed names: {n['implemented']} implemented, {n['refused']} refused in "
+          f"words, {n['missing']} missing -> {args.out}")
 
 
 def main(argv=None):

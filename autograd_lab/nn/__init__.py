@@ -6,7 +6,8 @@ normalization, embedding, containers, hooks, lazy layers) each in a module named
 them, ``utils`` (gradient clipping; ``utils/rnn.py``: packed sequences); convolutions and poolings of
 any dimension (``convolution.py``), padding, resizing and grid sampling
 (``resampling*.py``), recurrent layers (``recurrent.py``), attention and the
-Transformer (``attention.py``)."""
+Transformer (``attention.py``), DataParallel as a machine without a GPU has it
+(``data_parallel.py``)."""
 from . import functional, init
 from .modules import (AdaptiveAvgPool2d, AvgPool2d, BCELoss, BCEWithLogitsLoss, Conv2d, CrossEntropyLoss,
                       Dropout, Flatten, Identity, L1Loss, Linear, LogSoftmax, MaxPool2d, Module, MSELoss,
@@ -56,6 +57,11 @@ __all__ += ["Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTrans
             "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
             "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
             "TransformerDecoderLayer"]
+
+# nn.DataParallel as a machine without a GPU has it (the model itself, wrapped)
+from .data_parallel import DataParallel  # noqa: E402
+
+__all__ += ["DataParallel"]
 
 from .. import not_here as _not_here  # noqa: E402
 __getattr__ = _not_here.module_getattr("torch.nn", __name__, "al.nn")   # (names torch has: not_here.py)

@@ -111,6 +111,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     above -100, as in torch."""
     _legacy(size_average, reduce)
     _checked("binary_cross_entropy", input, target, reduction, _SAME_SIZE)
+    if target._data.dtype != input._data.dtype:        # torch's kernel takes one dtype
+        raise RuntimeError(f"Found dtype {dtypes.scalar_type_name(target._data.dtype)} but expected "
+                           f"{dtypes.scalar_type_name(input._data.dtype)}")
     x = _numbers(input)                                      # (under vmap: every sample's)
     if x.size and not (np.all(x >= 0) and np.all(x <= 1)):    # (NaN fails too)
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -124,6 +127,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _legacy(size_average, reduce)
     _checked("binary_cross_entropy_with_logits", input, target, reduction,
              "Target size ({target}) must be the same as input size ({input})")
+    kind = target._data.dtype.kind
+    if kind == "b":                                    # torch computes 1 - target first
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if kind in "iu":                                   # ... and writes into the target's dtype
+        raise RuntimeError(f"result type {dtypes.scalar_type_name(input._data.dtype)} can't be cast to "
+                           f"the desired output type {dtypes.scalar_type_name(target._data.dtype)}")
     return loss_rules.binary_cross_entropy_with_logits(input, target, weight=_constant(weight, input, "weight"),
                                                  pos_weight=_constant(pos_weight, input, "pos_weight"),
                                                  reduction=reduction)
@@ -178,8 +188,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     logp = log_softmax(input, dim)
     eps = label_smoothing
     classes = input.shape[dim]
-    if target.is_floating_point():                      # probabilities, one per class
-        _checked("cross_entropy", input, target, reduction, _SAME_SIZE)
+    if target.shape == input.shape:                     # probabilities, one per class
+        if not target.is_floating_point():              # (torch tells them by the shape)
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, "
+                               f"got {dtypes.scalar_type_name(target._data.dtype)}")
+        _checked("cross_entropy", input, target, reduction)
         w = 1 if weight is None else _rules.unsqueeze(_t(_constant(weight, input, "weight")), -1) \
             if dim == 0 else _t(_constant(weight, input, "weight")).reshape((classes,) + (1,) * (input.ndim - 2))
         per_sample = -(logp * (target * (1 - eps) + eps / classes) * w).sum(dim)
@@ -217,6 +230,10 @@ def linear(input, weight, bias=None):
     not in row order); without, a matrix product."""
     if bias is None:
         return input @ weight.t()
+    if input._data.dtype != weight._data.dtype:      # torch's addmm checks dtypes first
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{dtypes.scalar_type_name(input._data.dtype)} and "
+                           f"{dtypes.scalar_type_name(weight._data.dtype)}")
     if input.ndim == 2:
         return layer_rules.linear_node(bias, input, weight.t())
     if input.ndim and input._data.flags.c_contiguous and weight.ndim == 2:

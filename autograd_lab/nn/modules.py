@@ -12,7 +12,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from .. import creation, devices, dtypes, modes, not_here
-from ..tensor import Tensor
+from ..tensor import Tensor, refuse_integer_grad
 from ..watch import RemovableHandle
 from . import functional as F, init, module_hooks
 
@@ -29,6 +29,8 @@ class Parameter(metaclass=_ParameterType):
 
     def __new__(cls, data=None, requires_grad=True):
         data = creation.empty(0) if data is None else data
+        if requires_grad:
+            refuse_integer_grad(data)         # in torch's words for a tensor being made
         p = data.detach().requires_grad_(requires_grad)
         p._is_parameter = True
         return p

@@ -1,5 +1,5 @@
 """The optimization algorithms, as torch.optim has them: SGD, Adam, AdamW, RMSprop and
-Adagrad, each an :class:`~autograd_lab.optim.optimizer.Optimizer` with its defaults and
+Adagrad, each an ``Optimizer`` (optimizer.py) with its defaults and
 its update of one parameter.
 
 ``step()`` changes each parameter in place, under ``no_grad``, by the formulas of torch's

@@ -8,3 +8,7 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["rnn", "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+
+
+from ... import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.nn.utils", __name__, "al.nn.utils")   # (names torch has: not_here.py)

@@ -200,3 +200,7 @@ def unpack_sequence(packed_sequences):
     """The list of sequences a packed sequence holds."""
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded, lengths, batch_first=True)
+
+
+from ... import not_here as _not_here  # noqa: E402
+__getattr__ = _not_here.module_getattr("torch.nn.utils.rnn", __name__, "al.nn.utils.rnn")   # (names torch has: not_here.py)

@@ -1,0 +1,5 @@
+import torch
+
+queries = torch.randn(8, 5, 16)
+keys = torch.randn(8, 5, 32)
+scores = torch.bmm(queries, keys)
