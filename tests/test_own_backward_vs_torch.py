@@ -323,3 +323,19 @@ def test_saved_tensors_read_again_after_the_backward_freed_them_is_refused_in_to
     assert run(al, True) == run(torch, True) == (None, None)
     ours, theirs = run(al, False), run(torch, False)
     assert ours == theirs and theirs[1].startswith("Trying to backward through the graph a second time")
+
+
+def test_a_functions_node_shows_its_ctx_saved_tensors_and_needs_input_grad_as_torchs():
+    seen = []
+    for lib in LIBS:
+        x, w = lib.tensor([1., 2.], requires_grad=True), lib.tensor([3., 4.])
+        y = _square(lib, on_ctx=False).apply(x) * w
+        node = y.grad_fn.next_functions[0][0]             # SquareBackward: the ctx
+        seen.append((node.name(), node.needs_input_grad, [t.tolist() for t in node.saved_tensors],
+                     error_of(lambda: y.grad_fn.saved_tensors)))
+        y.sum().backward()
+        seen.append(error_of(lambda: node.saved_tensors)[1][:45])
+    assert seen[:2] == seen[2:]
+    assert seen[0] == ("SquareBackward", (True,), [[1., 2.]],
+                       ("AttributeError", "'MulBackward0' object has no attribute 'saved_tensors'"))
+    assert seen[1] == "Trying to backward through the graph a second"
