@@ -7,25 +7,30 @@ reads like PyTorch.
     y.backward(al.tensor([[1., 0.]]))
     x.grad                                   # tensor([[1., 3.]])
 
-The core, which a reader opens to follow a backward pass: ``tensor.py`` (what a tensor
-is), ``recording.py`` (an operation on tensors records a node), ``rules.py`` (the rules
-table: each row's forward, VJP and JVP), ``engine.py`` (the backward walk) and
-``inplace.py`` (in-place writes and views); the optional machinery recording calls
-(``versions``, ``saved``, ``forward_mode``, ``watch``) and, below it all, ``dtypes``,
-``modes``, ``printing``, ``checks``.  The shell, built on the core's public names:
-``creation``, ``devices``, ``more_rules`` (the rows of torch's other tensor functions:
-softmax, gather, sort, ...), ``einsum_rules`` (``al.einsum``), ``index_add_rules``, ``sequence_rules`` (what
-recurrent layers and attention are built from), ``math_rules`` and
-``index_rules`` (std, cumsum, remainders, det, topk, scatter, ...), ``functions`` (the
-``al.*`` functions), ``tensor_methods`` (Tensor's other methods, installed last, then
-``math_functions``', ``index_functions``', ``storage``'s and ``random``'s), ``formats``
-(memory formats), ``spellings`` (``axis=``, ``out=``), ``serialization`` (``al.save``,
-``al.load``), ``hardware`` (switches for GPUs and speed, as a CPU-only torch answers
-them), ``not_here`` (a torch name autograd_lab lacks says so), ``batching``
-(``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim/``, ``utils`` (datasets and
-loaders), ``distributions``, ``viz`` (pictures) and ``widgets`` (explorers).
+The package is three rings, one folder each:
+
+- ``core/``: what a reader opens to follow a backward pass (chapter 06): ``tensor`` (what
+  a tensor is), ``recording`` (an operation on tensors records a node), ``rules`` (the
+  rules table: each row's forward, VJP and JVP), ``engine`` (the backward walk),
+  ``inplace`` (in-place writes and views); the optional machinery recording calls
+  (``versions``, ``saved``, ``forward_mode``, ``watch``) and, below it all, ``dtypes``,
+  ``modes``, ``printing``, ``userframe``, ``checks``.
+- the shell, laid out as torch lays it out, built on the core's public names: what lets
+  a learner run their own PyTorch code here and watch its graph and gradients.
+  ``creation``, ``devices``, ``functions`` (the ``al.*`` functions), ``tensor_methods``
+  (Tensor's other methods, installed last, then ``math_functions``',
+  ``index_functions``', ``storage``'s and ``random``'s), more rows (``more_rules``,
+  ``einsum_rules``, ``index_add_rules``, ``sequence_rules``, ``math_rules``,
+  ``index_rules``), ``formats``, ``spellings`` (``axis=``, ``out=``), ``serialization``
+  (``al.save``, ``al.load``), ``hardware`` (switches for GPUs and speed, as a CPU-only
+  torch answers them), ``not_here`` (a torch name autograd_lab lacks says so),
+  ``batching`` (``al.vmap``), ``func``, ``autograd/``, ``nn/``, ``optim/``, ``utils/``
+  (datasets and loaders), ``distributions``.
+- ``teaching/``: the book's tools: ``viz`` (pictures), ``graph_layout``, ``rulebook``
+  (the rules table as text), ``error_finder`` (``al.explain``), ``widgets/`` (explorers
+  and answer boxes).
 """
-from . import dtypes as _dtypes
+from .core import dtypes as _dtypes
 from .creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, Generator,
                        HalfTensor, IntTensor, LongTensor, ShortTensor, arange, as_tensor,
                        default_generator, empty, empty_like, eye, from_numpy, full, full_like,
@@ -46,10 +51,10 @@ from .functions import (absolute, amin, chunk, clamp_max, clamp_min, divide, eq,
                                square, subtract, swapaxes, swapdims, true_divide)
 from .functions import unbind, unsafe_chunk, unsafe_split   # (sequence_rules.py: recurrent layers' pieces)
 from .functions import index_add
-from .dtypes import finfo, iinfo
-from .modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+from .core.dtypes import finfo, iinfo
+from .core.modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)
-from .tensor import Tensor
+from .core.tensor import Tensor
 from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor's methods)
 # -- torch's other tensor operations and functions (issue 48): each module installs its
 # Tensor methods after tensor_methods.py's
@@ -64,7 +69,7 @@ from .random import get_rng_state, initial_seed, multinomial, seed, set_rng_stat
 from .serialization import load, save
 from .batching import vmap
 from . import autograd, nn, optim, utils  # noqa: E402
-from .error_finder import explain  # noqa: E402  (the book's page of errors, for a message)
+from .teaching.error_finder import explain  # noqa: E402  (the book's page of errors, for a message)
 from . import distributions  # noqa: E402  (probability distributions: sample, log_prob, entropy)
 from . import not_here as _not_here  # noqa: E402
 from .hardware import (amp, autocast, backends, compile, are_deterministic_algorithms_enabled,  # noqa: E402
@@ -72,6 +77,11 @@ from .hardware import (amp, autocast, backends, compile, are_deterministic_algor
                        is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
                        set_num_threads, use_deterministic_algorithms)
 _not_here.install(Tensor, optim.Optimizer, utils.data.DataLoader)
+# the core's modules and the error finder keep their names at the top (al.rules,
+# al.engine, ``from autograd_lab import watch``), as before the rings had folders
+from .core import (checks, dtypes, engine, forward_mode, inplace, modes, printing,  # noqa: E402,F401
+                   recording, rules, saved, userframe, versions, watch)
+from .teaching import error_finder  # noqa: E402,F401
 
 dtype = _dtypes.dtype
 float32 = float = _dtypes.float32
@@ -86,11 +96,15 @@ bfloat16 = _dtypes.bfloat16       # (named, never stored: NumPy has no bfloat16;
 __version__ = "0.1.0"
 
 
+_LAZY = {"viz": ".teaching.viz", "widgets": ".teaching.widgets", "func": ".func",
+         "rulebook": ".teaching.rulebook", "graph_layout": ".teaching.graph_layout"}
+
+
 def __getattr__(name):
     # the pictures and explorers load matplotlib / ipywidgets only when asked for
-    if name in ("viz", "widgets", "func"):
+    if name in _LAZY:
         import importlib
-        return importlib.import_module(f".{name}", __name__)
+        return importlib.import_module(_LAZY[name], __name__)
     return _missing(name)          # (a torch name autograd_lab lacks says so: not_here.py)
 
 

@@ -27,11 +27,11 @@ import warnings
 
 import numpy as np
 
-from . import inplace, rules
-from .checks import wrap_dim
-from .recording import ROWS
-from .modes import state
-from .tensor import Tensor
+from .core import inplace, rules
+from .core.checks import wrap_dim
+from .core.recording import ROWS
+from .core.modes import state
+from .core.tensor import Tensor
 
 __all__ = ["vmap", "BatchedTensor"]
 

@@ -13,12 +13,13 @@ import warnings
 
 import numpy as np
 
-from . import devices, dtypes, formats
+from . import devices, formats
+from .core import dtypes
 from . import batching
-from .modes import made_in_inference_mode, state
+from .core.modes import made_in_inference_mode, state
+from .core.userframe import user_level
 from .spellings import with_keywords, with_out
-from .tensor import Tensor, refuse_integer_grad, unwrap
-from .userframe import user_level
+from .core.tensor import Tensor, refuse_integer_grad, unwrap
 
 
 class Generator:

@@ -19,10 +19,11 @@ import numbers
 
 import numpy as np
 
-from . import creation, dtypes, functions, modes
-from .checks import broadcast_mismatch, tensor_of
+from . import creation, functions
+from .core import dtypes, modes
+from .core.checks import broadcast_mismatch, tensor_of
 from .nn import functional as F
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "MultivariateNormal", "Independent",
            "kl_divergence", "register_kl", "constraints"]

@@ -20,9 +20,9 @@ import string
 import numpy as np
 
 from . import batching
-from .dtypes import scalar_type_name
-from .recording import Op, name_by_call, register
-from .rules import expand, reshape
+from .core.dtypes import scalar_type_name
+from .core.recording import Op, name_by_call, register
+from .core.rules import expand, reshape
 
 LETTERS = string.ascii_uppercase + string.ascii_lowercase     # torch's order of subscripts
 

@@ -29,10 +29,10 @@ import math
 
 import numpy as np
 
-from . import engine, forward_mode, watch
-from .modes import count, state
+from .core import engine, forward_mode, watch
+from .core.modes import count, state
 from .nn.stateless import functional_call, stack_module_state
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 from . import batching
 from .batching import vmap

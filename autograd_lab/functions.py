@@ -5,10 +5,11 @@ import math
 
 import numpy as np
 
-from . import dtypes, einsum_rules, index_add_rules, math_rules, rules, more_rules, sequence_rules  # noqa: F401  (registers its rows)
-from .checks import tensor_of, wrap_dim
+from .core import dtypes, rules
+from . import einsum_rules, index_add_rules, math_rules, more_rules, sequence_rules  # noqa: F401  (registers its rows)
+from .core.checks import tensor_of, wrap_dim
 from .spellings import numpy_names, with_out
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 
 def _t(x):
@@ -415,7 +416,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     line width, scientific notation forced on or off (``sci_mode``; None lets each tensor
     decide: torch resets it to None whenever it is not given), or a whole ``profile``:
     "default", "short" (2 digits, 2 edge items) or "full" (every entry)."""
-    from . import printing
+    from .core import printing
     if profile is not None:
         if profile not in PROFILES:
             raise ValueError(f"profile must be one of {sorted(PROFILES)}, not {profile!r}")

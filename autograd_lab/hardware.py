@@ -46,9 +46,10 @@ from types import ModuleType
 
 import numpy as np
 
-from . import devices, dtypes, not_here
-from .modes import no_grad
-from .tensor import Tensor, install
+from . import devices, not_here
+from .core import dtypes
+from .core.modes import no_grad
+from .core.tensor import Tensor, install
 
 NO_CUDA = ("Torch not compiled with CUDA enabled (autograd_lab runs on the CPU only: "
            "al.cuda.is_available() is False)")

@@ -12,8 +12,8 @@ parameter, never differentiated (torch's IndexAddBackward0 keeps it, and alpha).
 import numpy as np
 
 from . import batching
-from .recording import Op, register
-from .rules import index as pick
+from .core.recording import Op, register
+from .core.rules import index as pick
 
 
 def _key(index_, dim):

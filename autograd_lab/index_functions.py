@@ -8,12 +8,13 @@ torch's graph is one (``repeat_interleave`` is unsqueeze, expand, clone and view
 ``meshgrid`` is view and expand), so the grad_fn names come out as torch's."""
 import numpy as np
 
-from . import batching, functions as F, index_rules as R, inplace, rules
-from .checks import index_key, tensor_of, wrap_dim
+from . import batching, functions as F, index_rules as R
+from .core import inplace, rules
+from .core.checks import index_key, tensor_of, wrap_dim
 from .more_rules import along_key
 from .spellings import numpy_names
-from .tensor import Tensor, install
-from .userframe import user_level
+from .core.tensor import Tensor, install
+from .core.userframe import user_level
 
 # Under vmap, a tensor a row broadcasts (index_put's values, masked_select's input) is
 # expanded first: its batch dimensions lie in front of its own, where a gradient summed back
@@ -197,7 +198,7 @@ def _index_put(self, indices, values, accumulate, name):
 
 
 def _name(t):
-    from .dtypes import scalar_type_name
+    from .core.dtypes import scalar_type_name
     return scalar_type_name(t._data.dtype)
 
 

@@ -14,9 +14,9 @@ import numpy as np
 from . import batching
 from .math_rules import refused
 from .more_rules import along_key
-from .recording import Op, register
-from .tensor import Tensor
-from .rules import expand, index, index_put, max_dim, scatter, sum, unsqueeze
+from .core.recording import Op, register
+from .core.tensor import Tensor
+from .core.rules import expand, index, index_put, max_dim, scatter, sum, unsqueeze
 
 
 # -- topk: the k largest (or smallest) along a dimension -------------------------------------

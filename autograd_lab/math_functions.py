@@ -10,11 +10,12 @@ import warnings
 
 import numpy as np
 
-from . import dtypes, functions as F, inplace, math_rules as R
-from .checks import bmm_error, broadcast_mismatch, reduction_dims, tensor_of, wrap_dim
+from .core import dtypes, inplace
+from . import functions as F, math_rules as R
+from .core.checks import bmm_error, broadcast_mismatch, reduction_dims, tensor_of, wrap_dim
 from .spellings import numpy_names
-from .tensor import Tensor, install
-from .userframe import user_level
+from .core.tensor import Tensor, install
+from .core.userframe import user_level
 
 pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
 

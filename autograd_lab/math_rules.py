@@ -15,9 +15,9 @@ import numpy as np
 
 from . import batching
 from .batching import broadcast
-from .recording import Op, register
-from .tensor import Tensor
-from .rules import (abs, div, floor, index, matmul, mean, neg_dims, reshape, sign, sum, symmetric,
+from .core.recording import Op, register
+from .core.tensor import Tensor
+from .core.rules import (abs, div, floor, index, matmul, mean, neg_dims, reshape, sign, sum, symmetric,
                     transpose, unreduce, unsqueeze, where, zeros_like_grad)
 
 LN2, LN10 = math.log(2.0), math.log(10.0)

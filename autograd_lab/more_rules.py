@@ -2,7 +2,7 @@
 
 softmax and log_softmax, clamp_min/clamp_max, rsqrt, any and all, gather and sort,
 index_select, split, narrow, repeat, contiguous and the diagonals of al.diag.  (They live beside
-``rules.py``, built on the same :class:`~autograd_lab.recording.Op` and written with its
+``rules.py``, built on the same :class:`~autograd_lab.core.recording.Op` and written with its
 operations, so they read, record and differentiate twice as its rows do.)
 
 Each row has a batch rule for ``al.vmap``, registered at the end of this module in
@@ -13,10 +13,10 @@ import numpy as np
 
 from . import batching
 from .batching import batch_rule, broadcast, reduction
-from .recording import Op, name_by_call, register
-from .rules import (clamp_tensor, clone, exp, expand, index, index_forward, max_dim, reshape, scatter,
+from .core.recording import Op, name_by_call, register
+from .core.rules import (clamp_tensor, clone, exp, expand, index, index_forward, max_dim, reshape, scatter,
                     sum, symmetric, where)
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 
 # -- softmax: one row each, as in torch ---------------------------------------------------

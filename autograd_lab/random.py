@@ -11,9 +11,10 @@ import json
 
 import numpy as np
 
-from . import batching, dtypes
+from . import batching
+from .core import dtypes
 from .creation import default_generator, manual_seed  # noqa: F401  (torch.random's names)
-from .tensor import Tensor, install
+from .core.tensor import Tensor, install
 
 # torch.random's names (al.multinomial and x.random_ are torch's top-level and Tensor's)
 __all__ = ["default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed",

@@ -12,8 +12,8 @@ import numpy as np
 
 from . import batching, more_rules
 from .batching import batch_rule
-from .recording import Op, register
-from .rules import index, index_forward, transpose
+from .core.recording import Op, register
+from .core.rules import index, index_forward, transpose
 
 # x.unbind(dim): one node per slice (torch's one node has an output per slice)
 unbind = Op("UnbindBackward0", index_forward, vjp=index.vjp, jvp=index.jvp, saves=False)

@@ -29,9 +29,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import batching, devices, dtypes
+from . import batching, devices
+from .core import dtypes
 from .storage import Size, root_of
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 FORMAT = "autograd_lab save"
 INDEX = "autograd_lab.json"

@@ -13,10 +13,10 @@ import functools
 import inspect
 import warnings
 
-from . import dtypes, inplace
-from .modes import no_grad, state
-from .tensor import Tensor
-from .userframe import user_level
+from .core import dtypes, inplace
+from .core.modes import no_grad, state
+from .core.tensor import Tensor
+from .core.userframe import user_level
 
 NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
 

@@ -15,12 +15,13 @@ import warnings
 
 import numpy as np
 
-from . import creation, dtypes, inplace, recording, rules
+from . import creation
+from .core import dtypes, inplace, recording, rules
 from .formats import contiguous_format, is_laid_out, laid_out, memory_format, preserve_format
-from .checks import shape_arg, wrap_dim
-from .modes import state
-from .tensor import Tensor, install
-from .userframe import user_level
+from .core.checks import shape_arg, wrap_dim
+from .core.modes import state
+from .core.tensor import Tensor, install
+from .core.userframe import user_level
 
 
 class Size(tuple):

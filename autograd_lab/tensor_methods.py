@@ -13,13 +13,14 @@ import warnings
 
 import numpy as np
 
-from . import creation, devices, dtypes, engine, inplace, rules, recording, functions as F, more_rules, watch
+from . import creation, devices, functions as F, more_rules
+from .core import dtypes, engine, inplace, rules, recording, watch
 from . import sequence_rules
 
 from . import index_add_rules
-from .checks import reduction_dims, shape_arg, tensor_of, wrap_dim
-from .tensor import Tensor, install
-from .userframe import user_level
+from .core.checks import reduction_dims, shape_arg, tensor_of, wrap_dim
+from .core.tensor import Tensor, install
+from .core.userframe import user_level
 from .more_rules import along_key
 from .batching import levels_of, numbers, reads_values, wrap
 from .spellings import numpy_names

@@ -9,7 +9,7 @@ every explorer of the book, in the two places a reader meets it:
 One change is timed from the moment the input event is dispatched in the page until the
 view has redrawn (its data-frames count goes up: the numbers are in the page) and until
 the first frame painted after that (one animation frame, then a task).  Each
-explorer gets 30 changes of one control (tests/explorer_driver.py's BENCH: an arrow key on
+explorer gets 30 changes of one control (tests/support/explorer_driver.py's BENCH: an arrow key on
 a slider, alternating directions so the values stay put, else a button or a typed
 number), after 5 untimed ones.  Prints the median and 90th percentile per explorer.
 
@@ -33,7 +33,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 from explorer_driver import (BENCH, CHROMIUM, CHROMIUM_ARGS, ROOT, WINDOW,  # noqa: E402
                              Control, current_notebook, jupyterlab, lab_views, run_all_in_lab)

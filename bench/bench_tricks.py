@@ -31,7 +31,7 @@ the commit before the core's rewrite), and attach making its tensor without call
 edges (one object per link of a graph instead of two) was removed for saving 1.6% of the
 instructions of a 100,000-link chain; timed in alternating processes (process time, ten
 each) it makes that chain 8% faster, as the collector's full passes visit fewer objects,
-but tests/test_backward.py holds each link at two objects for the collector.
+but tests/core/test_backward.py holds each link at two objects for the collector.
 """
 import os
 

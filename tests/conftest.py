@@ -9,7 +9,7 @@
   was built (AUTOGRAD_LAB_TOC, else _toc.yml).
 - `book_server`: a quiet HTTP server on 127.0.0.1 (random port) over _build/html.
 - `chromium`, `lab`: headless Chromium and a JupyterLab on 127.0.0.1, for the explorer
-  tests (tests/explorer_driver.py drives them).
+  tests (tests/support/explorer_driver.py drives them).
 """
 import functools
 import gzip
@@ -19,6 +19,18 @@ import sys
 import threading
 
 import pytest
+
+# tests/ is laid out by layer (core, torch_parity, book, explorers) with the helpers in
+# support/; every folder is on the path, so a test imports a helper (op_cases,
+# explorer_driver, book_site, ...) or another test file's names by module name alone.
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+for _folder in ("explorers", "book", "torch_parity", "core", "support"):
+    _path = os.path.join(_TESTS, _folder)
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+_BOOK = os.path.join(os.path.dirname(_TESTS), "book")     # book content: book_answers.py
+if _BOOK not in sys.path:
+    sys.path.append(_BOOK)
 
 from book_site import (BUILD_HINT, HTML, ROOT, require_or_skip, source_of, toc_docnames,
                        toc_path)
@@ -118,7 +130,7 @@ def lab(tmp_path_factory):
         yield url
 
 
-# page weights that tests/test_browser.py records as the property "page_weight" of its
+# page weights that tests/book/test_browser.py records as the property "page_weight" of its
 # reports (so that they reach this process from an xdist worker too), printed at the end
 PAGE_WEIGHTS = {}
 LAYOUT_SHIFTS = {}
@@ -163,7 +175,7 @@ def pytest_xdist_make_scheduler(config, log):
     class FilesButBrowserPages(LoadFileScheduling):
         def _split_scope(self, nodeid):
             file = nodeid.split("::", 1)[0]
-            return nodeid if file.endswith("tests/test_browser.py") else file
+            return nodeid if file.endswith("tests/book/test_browser.py") else file
 
     return FilesButBrowserPages(config, log)
 

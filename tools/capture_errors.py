@@ -6,7 +6,7 @@ in the page, tools/sphinxext/error_finder.js).
     python3 tools/capture_errors.py [--python .venv-frameworks/bin/python] [label ...]
     python3 tools/capture_errors.py --check    # write nothing: are the stored messages current?
 
-Each program ``tests/error_messages/<entry label>/<framework>[-variant].py`` is a few lines
+Each program ``tests/support/error_messages/<entry label>/<framework>[-variant].py`` is a few lines
 that make the error of that entry in that framework (a framework without such an error has
 no program).  Run in the frameworks' environment (autograd_lab from this repository), each
 gives:
@@ -19,7 +19,7 @@ gives:
   start-up log), and for those in NOTEBOOK, ``<name>.notebook.txt``: the traceback as
   Jupyter shows it (IPython's, without colours).
 
-The files are committed; tests/test_error_finder.py checks that each one leads to its entry.
+The files are committed; tests/book/test_error_finder.py checks that each one leads to its entry.
 """
 import argparse
 import os
@@ -30,7 +30,7 @@ import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ROOT / "tests" / "error_messages"
+PROGRAMS = ROOT / "tests" / "support" / "error_messages"
 TRACEBACKS = ["err-second-time/pytorch", "err-nan/pytorch", "warn-non-leaf-grad/pytorch",
               "err-inplace-version/pytorch", "err-func-scalar/jax", "err-ambiguous/jax-traced",
               "err-second-time/tensorflow", "err-float-only/tensorflow",
@@ -93,7 +93,7 @@ def capture(python, program, notebook_site, check=False):
     said = done.stdout.split("\x00", 1)[1]
     if check:
         stored = program.with_suffix(".txt").read_text(encoding="utf-8")
-        here = re.compile(r"/\S*?/(?=tests/error_messages/)")      # the clone's folder may differ
+        here = re.compile(r"/\S*?/(?=tests/support/error_messages/)")      # the clone's folder may differ
         return None if here.sub("", said) == here.sub("", stored) else f"{name}: now\n  {said.strip()}\nstored\n  {stored.strip()}"
     program.with_suffix(".txt").write_text(said, encoding="utf-8")
     if name in TRACEBACKS:

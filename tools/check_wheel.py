@@ -37,7 +37,7 @@ y = x @ M
 y.backward(al.tensor([[1., 0.]]))
 assert repr(y) == "tensor([[5., 8.]], grad_fn=<MmBackward0>)", repr(y)
 assert repr(x.grad) == "tensor([[1., 3.]])", repr(x.grad)
-from autograd_lab.widgets._base import PAGE_MIME
+from autograd_lab.teaching.widgets._base import PAGE_MIME
 ex = al.widgets.SeedExplorer(lambda x: x @ M, x)
 bundle, _ = ex._repr_mimebundle_()
 page = bundle[PAGE_MIME]

@@ -197,16 +197,17 @@ def cmd_screenshots(args):
     python = ensure_env(args.python)
     if not HTML_INDEX.exists():
         sys.exit("no built book: run `python3 tools/dev.py book` first")
-    rc = run([python, "-m", "pytest", "-p", "no:xdist", "-q", "tests/test_browser.py",
+    rc = run([python, "-m", "pytest", "-p", "no:xdist", "-q", "tests/book/test_browser.py",
               "-k", "test_page_works_offline"], env=quiet_env(AUTOGRAD_LAB_REQUIRE_HTML="1"))
     say(f"screenshots in {BUILD / 'screenshots'}")
     return rc
 
 
 def torch_test_files():
-    """The tests that skip without torch: the comparisons (tests/*_vs_torch.py) and every
-    other test file that asks for torch with pytest.importorskip."""
-    return sorted(p.relative_to(ROOT) for p in (ROOT / "tests").glob("test_*.py")
+    """The tests that skip without torch: the comparisons (tests/torch_parity/, every
+    *_vs_torch.py) and every other test file that asks for torch with pytest.importorskip,
+    in any folder of tests/."""
+    return sorted(p.relative_to(ROOT) for p in (ROOT / "tests").rglob("test_*.py")
                   if p.name.endswith("_vs_torch.py")
                   or 'importorskip("torch"' in p.read_text(encoding="utf-8"))
 
@@ -226,7 +227,7 @@ def cmd_frameworks(args):
     tool = ROOT / "tools" / "frameworks.py"
     t0 = time.perf_counter()
     if args.check:
-        tests = ["tests/test_frameworks.py", *torch_test_files()]
+        tests = ["tests/book/test_frameworks.py", *torch_test_files()]
         rc = run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=5",
                   *parallel(python, []), *tests],
                  env=quiet_env(AUTOGRAD_LAB_REQUIRE_FRAMEWORKS="1"))

@@ -1768,7 +1768,7 @@ def al_refusal(name, al, probes):
 
 
 # keyword arguments learners pass that torch 2.13 itself refuses (a TypeError there too:
-# a keyword older torch took), checked against torch by tests/test_torch_usage.py
+# a keyword older torch took), checked against torch by tests/torch_parity/test_torch_usage.py
 TORCH_REFUSES = {"torch.tensor": {"names"}, "torch.optim.lr_scheduler.ReduceLROnPlateau": {"verbose"}}
 
 

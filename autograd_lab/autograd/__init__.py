@@ -1,10 +1,10 @@
 """``al.autograd``: the torch.autograd subset -- backward, grad, Function, checks, modes."""
-from ..engine import backward, grad
-from ..watch import Step, trace_backward
+from ..core.engine import backward, grad
+from ..core.watch import Step, trace_backward
 from .function import Function, FunctionCtx, once_differentiable
-from ..modes import (PassCounter, count_passes, detect_anomaly, enable_grad, is_anomaly_enabled,
+from ..core.modes import (PassCounter, count_passes, detect_anomaly, enable_grad, is_anomaly_enabled,
                      no_grad, set_detect_anomaly, set_grad_enabled)
-from ..tensor import Tensor as _Tensor
+from ..core.tensor import Tensor as _Tensor
 from . import forward_ad, functional, graph
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 

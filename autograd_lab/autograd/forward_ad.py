@@ -13,10 +13,10 @@ pass cannot mistake them for its own.
 import weakref
 from collections import namedtuple
 
-from ..forward_mode import give, tangent as tangent_of
+from ..core.forward_mode import give, tangent as tangent_of
 from ..func import check_tangent
-from ..modes import state
-from ..tensor import Tensor
+from ..core.modes import state
+from ..core.tensor import Tensor
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
            "UnpackedDualTensor"]

@@ -58,13 +58,14 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import batching, func, inplace
+from .. import batching, func
+from ..core import inplace
 from ..batching import is_batched, wrap
-from ..forward_mode import give, tangent
-from ..recording import FREED, Op, attach, name_by_call
-from ..modes import no_grad, state
-from ..tensor import Tensor
-from ..versions import modified
+from ..core.forward_mode import give, tangent
+from ..core.recording import FREED, Op, attach, name_by_call
+from ..core.modes import no_grad, state
+from ..core.tensor import Tensor
+from ..core.versions import modified
 
 DOCS = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
 SETUP_CONTEXT = ("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "

@@ -25,10 +25,10 @@ Shapes: the Jacobian of an output ``y`` with respect to an input ``x`` has shape
 """
 import numpy as np
 
-from .. import engine, forward_mode
+from ..core import engine, forward_mode
 from ..func import finish
-from ..modes import count, enable_grad, set_grad_enabled, state
-from ..tensor import Tensor
+from ..core.modes import count, enable_grad, set_grad_enabled, state
+from ..core.tensor import Tensor
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 

@@ -17,9 +17,9 @@ columns input entries -- and lists the entries that differ.
 """
 import numpy as np
 
-from .. import engine
-from ..modes import enable_grad
-from ..tensor import Tensor
+from ..core import engine
+from ..core.modes import enable_grad
+from ..core.tensor import Tensor
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck", "numerical_jacobian",
            "analytical_jacobian"]

@@ -12,12 +12,12 @@ import abc
 import contextlib
 import weakref
 
-from .. import watch
-from ..engine import reachable
-from ..versions import check_saved
-from ..modes import state
-from ..recording import FREED, AccumulateGrad, Node as _RecordedNode, edge
-from ..tensor import Tensor
+from ..core import watch
+from ..core.engine import reachable
+from ..core.versions import check_saved
+from ..core.modes import state
+from ..core.recording import FREED, AccumulateGrad, Node as _RecordedNode, edge
+from ..core.tensor import Tensor
 from .function import function_node
 
 __all__ = ["saved_tensors_hooks", "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "Node"]

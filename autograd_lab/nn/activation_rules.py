@@ -1,7 +1,7 @@
 """Rows of the rules table for nn's activations beyond relu, sigmoid and tanh: leaky_relu,
 gelu, silu, elu (and selu, its scaled form), softplus, hardtanh, log_sigmoid, mish and
 prelu.  (They live beside ``rules.py``, built on the same
-:class:`~autograd_lab.recording.Op`.)
+:class:`~autograd_lab.core.recording.Op`.)
 
 Each is elementwise, so each rule is one expression in ``g`` that serves as VJP and JVP
 (``rules.symmetric``), and under ``al.vmap`` each batches by broadcasting.  As in torch,
@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import batching
 from ..batching import broadcast
-from ..recording import Op, register
-from ..rules import exp, log1p, sigmoid, symmetric, tanh, where
+from ..core.recording import Op, register
+from ..core.rules import exp, log1p, sigmoid, symmetric, tanh, where
 
 
 def _zeros(like):

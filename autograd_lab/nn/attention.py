@@ -15,7 +15,8 @@ import warnings
 
 import numpy as np
 
-from .. import creation, devices, dtypes
+from .. import creation, devices
+from ..core import dtypes
 from . import functional as F, init, masks
 from .modules import Dropout, Linear, Module, Parameter
 

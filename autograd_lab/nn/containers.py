@@ -8,8 +8,8 @@ import collections.abc
 import itertools
 import operator
 
-from .. import dtypes
-from ..tensor import Tensor
+from ..core import dtypes
+from ..core.tensor import Tensor
 from .modules import Module, Parameter
 
 

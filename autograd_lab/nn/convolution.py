@@ -5,8 +5,8 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, modes
-from ..checks import wrap_dim as _wrap_dim
+from ..core import dtypes, modes
+from ..core.checks import wrap_dim as _wrap_dim
 from . import layer_rules
 
 
@@ -140,17 +140,24 @@ _NO_BOOL_KERNEL = {"conv1d": "slow_conv2d_cpu", "conv2d": "slow_conv2d_cpu", "co
                    "conv_transpose3d": "slow_conv_transpose3d_out_cpu"}
 
 
+def _bias_type_error(input, bias):
+    return RuntimeError(f"Input type ({dtypes.cpp_type_name(input._data.dtype)}) and bias type "
+                        f"({dtypes.cpp_type_name(bias._data.dtype)}) should be the same")
+
+
 def _conv_checks(name, input, weight, bias, groups, pads, dilation, transposed=False):
     """torch's checks of dtypes and sizes, in its order and words."""
     kinds = {input._data.dtype, weight._data.dtype}
     if np.dtype(bool) in kinds:
         raise NotImplementedError(f"\"{_NO_BOOL_KERNEL[name]}\" not implemented for 'Bool'")
+    bias_differs = bias is not None and bias._data.dtype != input._data.dtype
+    if bias_differs and not transposed:       # torch's convolution compares the bias first
+        raise _bias_type_error(input, bias)
     if input._data.dtype != weight._data.dtype:
         raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input._data.dtype)} but found "
                            f"{dtypes.scalar_type_name(weight._data.dtype)}")
-    if bias is not None and bias._data.dtype != input._data.dtype:
-        raise RuntimeError(f"Input type ({dtypes.scalar_type_name(input._data.dtype).lower()}) and bias type "
-                           f"({dtypes.scalar_type_name(bias._data.dtype).lower()}) should be the same")
+    if bias_differs:
+        raise _bias_type_error(input, bias)
     if weight.shape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size [{_size_text(weight.shape)}] instead")

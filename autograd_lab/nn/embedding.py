@@ -3,7 +3,8 @@
 up by integer index; ``from_pretrained`` wraps a given table.  The lookup and its
 gradient are rows of ``embedding_rules.py`` (through ``functional.embedding``).
 """
-from .. import creation, devices, modes
+from .. import creation, devices
+from ..core import modes
 from . import functional as F, init
 from .modules import Module, Parameter
 

@@ -1,5 +1,5 @@
 """Rows of the rules table for nn's embedding: rows of a weight matrix looked up by index.
-(They live beside ``rules.py``, built on the same :class:`~autograd_lab.recording.Op`.)
+(They live beside ``rules.py``, built on the same :class:`~autograd_lab.core.recording.Op`.)
 
 The lookup ``weight[indices]`` is linear in the weight; its gradient adds each looked-up
 row's gradient back into the row it came from -- twice for an index met twice -- and
@@ -16,9 +16,9 @@ import math
 import numpy as np
 
 from .. import batching
-from ..recording import Op, register
-from ..rules import reshape, where
-from ..tensor import Tensor
+from ..core.recording import Op, register
+from ..core.rules import reshape, where
+from ..core.tensor import Tensor
 
 
 def _array(a):

@@ -5,12 +5,13 @@ import warnings
 
 import numpy as np
 
-from .. import creation, dtypes, functions as _f, modes, sequence_rules
-from .. import rules as _rules
+from .. import creation, functions as _f, sequence_rules
+from ..core import dtypes, modes
+from ..core import rules as _rules
 from ..batching import is_batched as _is_batched, numbers as _numbers, reads_values as _reads_values
-from ..inplace import in_place_method as _in_place_method
-from ..checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t, wrap_dim as _wrap_dim
-from ..tensor import Tensor as _Tensor
+from ..core.inplace import in_place_method as _in_place_method
+from ..core.checks import broadcast_mismatch as _broadcast_mismatch, tensor_of as _t, wrap_dim as _wrap_dim
+from ..core.tensor import Tensor as _Tensor
 from . import activation_rules, embedding_rules, layer_rules, loss_rules, masks, norm_rules
 # convolution and pooling (convolution.py); padding, resizing and pixel shuffles (resampling.py)
 from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, avg_pool1d,

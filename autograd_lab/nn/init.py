@@ -6,9 +6,10 @@ import warnings
 
 import numpy as np
 
-from .. import modes
-from ..checks import tensor_of
-from .. import creation, dtypes
+from ..core import modes
+from ..core.checks import tensor_of
+from .. import creation
+from ..core import dtypes
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]

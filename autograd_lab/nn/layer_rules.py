@@ -1,6 +1,6 @@
 """Rows of the rules table for nn's layers -- linear, convolution and pooling: NumPy
 forwards with no Python loop over pixels, and their VJP and JVP rules.  (They live beside
-``rules.py``, built on the same :class:`~autograd_lab.recording.Op`.)
+``rules.py``, built on the same :class:`~autograd_lab.core.recording.Op`.)
 
 A linear layer on a batch of rows is one row, addmm: bias + input @ weightᵀ, as torch
 records it (AddmmBackward0).
@@ -31,9 +31,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import batching, rules
-from ..recording import Op, name_by_call, register
-from ..tensor import Tensor
+from .. import batching
+from ..core import rules
+from ..core.recording import Op, name_by_call, register
+from ..core.tensor import Tensor
 
 windows_of = np.lib.stride_tricks.sliding_window_view
 

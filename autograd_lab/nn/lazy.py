@@ -5,8 +5,8 @@ with -- and on the first call they take their shapes, torch's initialisation, an
 module becomes a plain Linear (``type(layer) is nn.Linear`` afterwards, as in torch).
 """
 
-from .. import dtypes, modes
-from ..tensor import Tensor
+from ..core import dtypes, modes
+from ..core.tensor import Tensor
 from .modules import Linear, Module
 
 UNINITIALIZED_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens "

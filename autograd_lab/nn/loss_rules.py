@@ -2,7 +2,7 @@
 without logits) and nll_loss.
 
 cross_entropy is log_softmax then nll_loss.  (They live beside ``rules.py`` and ``layer_rules.py``, built on the same
-:class:`~autograd_lab.recording.Op` and written with rules.py's operations.)
+:class:`~autograd_lab.core.recording.Op` and written with rules.py's operations.)
 
 Each loss is one row, as in torch (MseLossBackward0, ...): the forward reduces, and the
 rules spread the gradient of the reduced loss back over the entries -- the reduced loss
@@ -13,12 +13,13 @@ import math
 
 import numpy as np
 
-from .. import batching, dtypes
+from .. import batching
+from ..core import dtypes
 from ..batching import broadcast, reduction as reduce_each
-from ..rules import (abs, clamp, exp, expand, log, log1p, mean, relu, reshape,
+from ..core.rules import (abs, clamp, exp, expand, log, log1p, mean, relu, reshape,
                    sigmoid, sum, unsqueeze)
-from ..recording import Op, register
-from ..tensor import Tensor
+from ..core.recording import Op, register
+from ..core.tensor import Tensor
 
 
 def _reduced(values, reduction):

@@ -5,8 +5,8 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
-from ..checks import tensor_of as _t
+from ..core import dtypes
+from ..core.checks import tensor_of as _t
 
 
 def additive(mask, name, dtype, other=None, other_name=""):

@@ -18,9 +18,9 @@ import warnings
 
 from .. import batching
 from ..batching import broadcast
-from ..modes import state
-from ..recording import Op, register
-from ..tensor import Tensor
+from ..core.modes import state
+from ..core.recording import Op, register
+from ..core.tensor import Tensor
 
 # the identity at a hooked module's edges: a view of its input, the gradient passed through
 edge = Op("BackwardHookFunctionBackward", lambda x: x.view(),

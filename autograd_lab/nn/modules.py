@@ -11,9 +11,10 @@ import operator
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from .. import creation, devices, dtypes, modes, not_here
-from ..tensor import Tensor, refuse_integer_grad
-from ..watch import RemovableHandle
+from .. import creation, devices, not_here
+from ..core import dtypes, modes
+from ..core.tensor import Tensor, refuse_integer_grad
+from ..core.watch import RemovableHandle
 from . import functional as F, init, module_hooks
 
 

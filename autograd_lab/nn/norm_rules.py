@@ -1,5 +1,5 @@
 """Rows of the rules table for nn's normalization layers: batch norm, layer norm and group
-norm.  (They live beside ``rules.py``, built on the same :class:`~autograd_lab.recording.Op`.)
+norm.  (They live beside ``rules.py``, built on the same :class:`~autograd_lab.core.recording.Op`.)
 
 Each normalizes ``x`` over some dimensions -- to mean 0 and variance 1, with
 ``xhat = (x - mean) / sqrt(var + eps)`` -- then scales and shifts it by a weight and a
@@ -22,8 +22,8 @@ every input its batch dimensions, so each row batches by running once on the who
 """
 from .. import batching
 from ..more_rules import rsqrt
-from ..recording import Op, register
-from ..rules import mean, reshape, sum
+from ..core.recording import Op, register
+from ..core.rules import mean, reshape, sum
 from .layer_rules import in_front
 
 

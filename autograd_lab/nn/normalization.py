@@ -10,7 +10,8 @@ the running ones.
 """
 import warnings
 
-from .. import creation, devices, dtypes, modes
+from .. import creation, devices
+from ..core import dtypes, modes
 from . import functional as F, init
 from .modules import Module, Parameter
 

@@ -15,7 +15,8 @@ import math
 import numbers
 import warnings
 
-from .. import creation, devices, dtypes, functions, sequence_rules
+from .. import creation, devices, functions, sequence_rules
+from ..core import dtypes
 from . import functional as F, init
 from .modules import Module, Parameter
 from .utils.rnn import PackedSequence

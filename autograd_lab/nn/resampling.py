@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from .. import creation, functions
 from ..batching import is_batched
 from . import convolution, resampling_rules

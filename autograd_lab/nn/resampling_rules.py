@@ -1,7 +1,7 @@
 """Rows of the rules table for the layers that move pixels: padding (with a constant, by
 reflection, by replication), resizing (F.interpolate's nearest, linear, bilinear, bicubic
 and trilinear modes) and the pixel shuffles.  (They live beside ``layer_rules.py``, built
-on the same :class:`~autograd_lab.recording.Op`.)
+on the same :class:`~autograd_lab.core.recording.Op`.)
 
 Padding with a constant is one row, whose gradient is the same row with the padding
 negated (a negative padding crops).  The others are linear maps that act on each spatial
@@ -18,10 +18,11 @@ along, and so does vmap's batch: each row's batch rule is the row itself.
 """
 import numpy as np
 
-from .. import batching, rules
-from ..checks import tensor_of
-from ..recording import Op, name_by_call, register
-from ..tensor import Tensor
+from .. import batching
+from ..core import rules
+from ..core.checks import tensor_of
+from ..core.recording import Op, name_by_call, register
+from ..core.tensor import Tensor
 from .layer_rules import in_front, linear_pair
 
 

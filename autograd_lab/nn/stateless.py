@@ -13,7 +13,7 @@ given for either name under both, unless ``tie_weights=False``.
 """
 import contextlib
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from ..functions import stack
 
 __all__ = ["functional_call", "stack_module_state"]

@@ -13,7 +13,8 @@ created on a parameter's first update, so ``state_dict()`` lists what torch's li
         loss_fn(model(x), y).backward()
         optimizer.step()
 """
-from .. import creation, dtypes
+from .. import creation
+from ..core import dtypes
 from .optimizer import Optimizer
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]

@@ -12,9 +12,9 @@ import itertools
 import warnings
 from collections import defaultdict
 
-from ..modes import enable_grad, no_grad
+from ..core.modes import enable_grad, no_grad
 from ..nn.modules import typename, zero_grad_of
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 __all__ = ["Optimizer"]
 

@@ -19,8 +19,9 @@ import warnings
 
 import numpy as np
 
-from .. import creation, dtypes, functions
-from ..tensor import Tensor
+from .. import creation, functions
+from ..core import dtypes
+from ..core.tensor import Tensor
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "Sampler", "SequentialSampler",
            "RandomSampler", "BatchSampler", "default_collate", "default_convert", "random_split"]

@@ -1,17 +1,18 @@
 """The index of the page of errors, and the page's error finder.
 
-The index lists each entry of book/errors.ipynb (read as data by tests/errors_page.py:
+The index lists each entry of book/errors.ipynb (read as data by tests/support/errors_page.py:
 the page is parsed in one place) with what it takes to find it and explain it: its
 phrasings (its heading, its message as the page shows it, and how PyTorch's other kernels,
-JAX and TensorFlow say it, from book/errors_elsewhere.toml), its cause as plain text, the first fix, and the
-section that teaches it; plus the matcher's RULES (autograd_lab/error_finder.py).
+JAX and TensorFlow say it, from book/errors_elsewhere.toml), its cause as plain text, the
+first fix, and the section that teaches it; plus the matcher's RULES
+(autograd_lab/teaching/error_finder.py).
 
 * As a Sphinx extension, it builds the index from the page at each build and puts it,
   with the finder's script (error_finder.js, copied to _static/autograd_lab/), into the
   page of errors: the box the page's first markdown cell holds (``al-error-finder``).
 * As a script, ``python3 tools/sphinxext/errors_index.py`` writes the same index to
-  autograd_lab/errors_index.json, the package data ``al.explain()`` reads (the package
-  works without the book).  tests/test_error_finder.py checks that the committed file
+  autograd_lab/teaching/errors_index.json, the package data ``al.explain()`` reads (the package
+  works without the book).  tests/book/test_error_finder.py checks that the committed file
   equals what the page generates now: run this after changing the page.
 """
 import json
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 PAGE = "book/errors"
 ELSEWHERE = ROOT / "book" / "errors_elsewhere.toml"
-PACKAGE_INDEX = ROOT / "autograd_lab" / "errors_index.json"
+PACKAGE_INDEX = ROOT / "autograd_lab" / "teaching" / "errors_index.json"
 SCRIPT = "autograd_lab/error_finder.js"
 
 # the TeX of the page's prose, as Unicode (a command and the space after it)
@@ -33,8 +34,8 @@ TEX = [(r"\\partial ?", "∂"), (r"\^\\top ?", "ᵀ"), (r"\\cdot", "·"), (r"\\i
 
 
 def _errors_page():
-    if str(ROOT / "tests") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tests"))
+    if str(ROOT / "tests" / "support") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests" / "support"))
     import errors_page
     return errors_page
 
@@ -70,7 +71,7 @@ def entry_of(entry, elsewhere):
 
 def build_index():
     """The index, from the page as it is now."""
-    from autograd_lab.error_finder import RULES
+    from autograd_lab.teaching.error_finder import RULES
     entries = _errors_page().entries()
     elsewhere = tomllib.loads(ELSEWHERE.read_text(encoding="utf-8"))
     unknown = set(elsewhere) - {e.label for e in entries}

@@ -1,6 +1,6 @@
 """Sphinx extension: the explorers live in the book's pages, without a kernel.
 
-An explorer's output (``autograd_lab.widgets``) carries, beside the Jupyter widget view,
+An explorer's output (``autograd_lab.teaching.widgets``) carries, beside the Jupyter widget view,
 a PNG of its state (with alt text) and a page bundle: the mime type
 ``application/vnd.autograd-lab.explorer+json`` holding its view module's name, spec and
 state and every number the page needs to answer the view, all computed by autograd_lab
@@ -27,7 +27,7 @@ from docutils import nodes
 from myst_nb.core.render import NbElementRenderer
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from autograd_lab.widgets._base import HERE, PAGE_MIME, module_source
+from autograd_lab.teaching.widgets._base import HERE, PAGE_MIME, module_source
 
 _render_mime_type = NbElementRenderer.render_mime_type
 KIND = re.compile(r'<div class="[^"]*\bal-explorer\b[^"]*" data-kind="(\w+)"')

@@ -1,7 +1,7 @@
 """Sphinx extension: notebook outputs as static pages a reader can trust offline.
 
 1. Alt text and width for images from the output's own metadata. IPython's
-   ``Image(..., alt=...)`` (and ``autograd_lab.viz.show``) store them as
+   ``Image(..., alt=...)`` (and ``autograd_lab.teaching.viz.show``) store them as
    ``{"image/png": {"alt": "...", "width": 680}}``; MyST-NB reads them only from the
    cell's ``mystnb.image`` settings, so without this the picture would reach the page with
    no alt text, and a picture drawn at twice its size for sharpness would be shown twice

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 
-from ... import modes
-from ...checks import tensor_of
-from ...tensor import Tensor
+from ...core import modes
+from ...core.checks import tensor_of
+from ...core.tensor import Tensor
 
 
 def _as_list(parameters, warn=True):

@@ -1,6 +1,6 @@
 """Parameters as one flat vector and back, as torch.nn.utils has them."""
 from ...functions import cat
-from ...tensor import Tensor
+from ...core.tensor import Tensor
 
 
 def parameters_to_vector(parameters):

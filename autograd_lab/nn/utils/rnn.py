@@ -13,9 +13,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ... import creation, dtypes, sequence_rules
-from ...checks import tensor_of, wrap_dim
-from ...tensor import Tensor
+from ... import creation, sequence_rules
+from ...core import dtypes
+from ...core.checks import tensor_of, wrap_dim
+from ...core.tensor import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
