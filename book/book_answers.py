@@ -21,7 +21,8 @@ CH = {"00": "00_first_gradient", "01": "01_autograd_in_one_sitting",
       "01b": "01b_the_chain_rule_in_numbers", "02": "02_masks_where_select_cond", "02b": "02b_masks_in_practice",
       "03": "03_backward_gradient_seed", "04": "04_grad_outputs",
       "05": "05_reconstructing_the_jacobian", "05b": "05b_what_backward_keeps",
-      "05c": "05c_what_the_graph_keeps_alive", "06": "06_inside_autograd_lab"}
+      "05c": "05c_what_the_graph_keeps_alive", "05d": "05d_your_own_backward",
+      "06": "06_inside_autograd_lab"}
 EXERCISES = {}
 
 
@@ -319,6 +320,25 @@ def _(ns):
     ]
 
 
+@exercise("02b.4")
+def _(ns):
+    idx, seed = ns["idx"].tolist(), [1., 2., 3., 4.]
+    last, first, counted = np.zeros(4), np.zeros(4), np.zeros(4)
+    for k, i in enumerate(idx):
+        last[i] = seed[k]             # a later pick replaces an earlier one
+        counted[i] += 1               # the picks counted, the seed forgotten
+        if first[i] == 0:
+            first[i] = seed[k]
+    repeats = see("02b", "Repeated indices")
+    return "a word used three times", [Ask("x.grad", ns["predicted_grad"], mistakes=[
+        Mistake(al.tensor(last), "The copies do not replace each other: every pick sends its "
+                "seed back, and they add up, 1 + 3 + 4 at x[3].", repeats),
+        Mistake(al.tensor(first), "x[3] is picked three times, not once: each of the three "
+                "outputs sends it its seed.", repeats),
+        Mistake(al.tensor(counted), "That counts the picks; each pick sends back its own seed "
+                "entry, not 1.", repeats),
+    ])]
+
 # -- 03: the seed ----------------------------------------------------------------------------
 @exercise("03.1")
 def _(ns):
@@ -611,6 +631,31 @@ def _(ns):
                     "first block, which keeps only a placeholder: count it once.", block),
         ]),
     ]
+# -- 05d: your own backward ----------------------------------------------------------------
+@exercise("05d.1")
+def _(ns):
+    x = ns["x"].detach()
+    pitfall = see("05d", "The pitfall: a backward in NumPy")
+    return "a second derivative through NumPy", [Ask("h, the second derivative", ns["predicted_h"], mistakes=[
+        Mistake(12 * x, "That is the true 12x, as with a backward in tensor operations; CubeNp's "
+                "backward returns a constant, so its 6x never reaches h.", pitfall),
+        Mistake(0 * x, "Only CubeNp's term is lost: x ** 2 * x is recorded and gives its 6x.",
+                pitfall),
+        Mistake(3 * x ** 2 + 3 * x ** 2, "That is the first derivative, g = 3x² + 3x²; h is "
+                "the derivative of g.sum().", see("05d", "Derivatives twice")),
+    ])]
+
+
+@exercise("05d.2")
+def _(ns):
+    w = ns["w"].detach()
+    ctx = see("05d", "What ctx offers")
+    return "a tensor kept on ctx", [Ask("w.grad", ns["predicted_grad"], mistakes=[
+        Mistake(2 * w, "That is the gradient at the forward's numbers; ctx.x is the tensor "
+                "itself, read at backward time, after add_ changed it.", ctx),
+        Mistake(2 * w + 1, "backward computes 2 · ctx.x with ctx.x already x + 1: the 1 is "
+                "doubled too, 2(x + 1).", ctx),
+    ])]
 
 
 # -- 06: inside autograd_lab ---------------------------------------------------------------

@@ -570,11 +570,42 @@ def _apply_vmap_rule(cls, args, kwargs):
     return done
 
 
+ONCE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+def _refuse_twice(g, y, fake):
+    raise RuntimeError(ONCE)
+
+
+# the node torch puts on what a once_differentiable backward returns under create_graph:
+# its input is a stand-in leaf, not the graph, so a walk reaches it only when it runs every
+# node (backward()); autograd.grad towards the inputs passes it by, as torch's does
+_delayed_error = Op("torch::autograd::Error", None, vjp=(_refuse_twice,), saves=False)
+
+
 def once_differentiable(fn):
-    """For a ``backward`` that cannot itself be differentiated: it runs without recording,
-    so under ``create_graph=True`` its gradients have no ``grad_fn`` (as in torch)."""
+    """For a ``backward`` that cannot itself be differentiated: it runs without recording.
+    Under ``create_graph=True``, when a gradient it was given requires grad, each tensor
+    it returns gets torch's ``Error`` node, which refuses in torch's words if a later
+    backward reaches it; given gradients that require nothing, its results have no
+    ``grad_fn`` at all (as in torch)."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        # (under al.func's transforms torch's gradients are wrapped tensors that require
+        # no grad at the outer level: no Error node, and a jvp over it keeps its tangent)
+        if not state.grad_enabled or func.transforms_active() or not any(
+                isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        marked = tuple(attach(_delayed_error, (_stand_in(o),), None, o._data)
+                       if isinstance(o, Tensor) else o for o in ((outputs,) if single else outputs))
+        return marked[0] if single else marked
     return wrapper
+
+
+def _stand_in(t):
+    leaf = Tensor._make(t._data)
+    leaf.requires_grad_(True)
+    return leaf

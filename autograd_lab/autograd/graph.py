@@ -310,6 +310,21 @@ _SAVED_PARAMETERS = ("dim", "dims", "keepdim", "min", "max", "decimals", "reduct
                      "ignore_index", "target")
 for _field in (*_SAVED_INPUTS, "result", *_SAVED_PARAMETERS):
     setattr(_RecordedNode, f"_saved_{_field}", property(lambda node, field=_field: node._saved(field)))
+def _ctx_field(name):
+    """A field of a custom Function's ``ctx``, read through its node: in torch the node
+    *is* the ctx (``y.grad_fn.saved_tensors``, ``.needs_input_grad``).  Properties, not a
+    ``__getattr__`` on nodes (which would slow every attribute a walk reads); so what
+    forward set on ctx by its own names is not read here.  Any other node: no such field."""
+    def read(node):
+        ctx = function_node(node).params.get("ctx")
+        if ctx is None:
+            raise AttributeError(f"'{node.name()}' object has no attribute '{name}'")
+        return getattr(ctx, name)
+    return property(read)
+
+
+for _field in ("saved_tensors", "needs_input_grad"):
+    setattr(_RecordedNode, _field, _ctx_field(_field))
 for _name, _value in vars(NodeMethods).items():
     if not _name.startswith("__"):
         setattr(_RecordedNode, _name, _value)

@@ -66,6 +66,8 @@ EXPLORERS = [
          lab=Control("type", "seed-1", "-1"), index=1),
     Book("06_inside_autograd_lab", "explorer", seed_controls(3, ["one-hot 1", "mean", "ones"]),
          lab=Control("click", 'css:[data-role="presets"] button[data-key="one-hot 2"]')),
+    Book("05d_your_own_backward", "explorer", seed_controls(3, ["one-hot 0", "mean", "ones"]),
+         lab=Control("type", "seed-2", "-1")),
 ]
 
 
