@@ -1,8 +1,10 @@
 """Rows of the rules table that recurrent layers and attention are built from, under the
 names torch gives their nodes: a tensor taken apart along a dimension (``unbind``,
 ``unsafe_chunk``), an output transposed in place (``transpose_``), padded sequences packed
-into one tensor of their steps (``pack_padded_sequence``), and the softmax attention takes
-(a row of -inf, every position masked, gives zeros rather than NaN).
+into one tensor of their steps (``pack_padded_sequence``), and the softmax that
+scaled_dot_product_attention takes (a row of -inf, every position masked, gives zeros
+rather than NaN, as torch's; nn.MultiheadAttention's plain softmax gives NaN there, as
+torch's too).
 
 Each is an earlier row's rules under another name: the first four pick entries, as
 indexing does (their gradient puts it back where the entries came from); the last is
