@@ -15,7 +15,7 @@ MAX_CELLS = 36          # seeds with more entries are edited as text only
 LOSS = {
     "ones": "L = {y}.sum(): every entry of {y} counts once",
     "one-hot": "L = {y}[{index}]: only that entry counts",
-    "upper triangle": "L = sum of {y}[j, k] for j <= k: the upper triangle, diagonal included",
+    "upper triangle": "L = sum of {y}[i, j] for i <= j: the upper triangle, diagonal included",
     "diagonal": "L = {y}[0, 0] + {y}[1, 1] + ...: the trace of {y}",
     None: "L = (seed * {y}).sum(): each entry of {y} weighted by its seed entry",
     "shape": "no loss: the seed's shape {shape} is not {y}'s shape",
