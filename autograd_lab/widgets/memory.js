@@ -30,12 +30,19 @@ const MEMORY_STYLE = `
 .al-memory .al-mem-numbers thead th { color: var(--al-muted); font-size: 12px; }
 .al-memory .al-mem-numbers td { font-family: ui-monospace, Menlo, Consolas, monospace; font-variant-numeric: tabular-nums;
   text-align: right; white-space: nowrap; }
+/* a phone: each size under its bytes, so the table fits the text column */
+@media (max-width: 560px) { .al-memory .al-mem-numbers td span { display: block; }
+  .al-memory .al-mem-numbers th, .al-memory .al-mem-numbers td { padding-right: 6px; } }
 `;
 
 const BLOCK_WORDS = (k) => `block ${k} (layers ${2 * k} and ${2 * k + 1})`;
 
 function render({model, el}) {
-  let boxes = [], sizes = {}, dtypes, chart, key, numbers;
+  let boxes = [], sizes = {}, dtypes, chart, key, numbers, last = null, drawnAt = 0;
+  const drawChart = () => {                       // at the width it has on screen
+    drawnAt = chart.clientWidth;
+    patch(chart, memoryChart(last, last.checkpointed.length > 0, drawnAt));
+  };
   return explorer({
     model, el, kind: "memory",
     hostText: {
@@ -61,6 +68,9 @@ function render({model, el}) {
       dtypes = buttonBar(Object.keys(spec.dtypes).map((d) => [d, d]), (d) => ctx.send({set: "dtype", value: d}), "dtype");
       const dtype = h("div", {class: "al-mem-dtype"}, h("span", {class: "al-mono", text: "dtype"}), dtypes.el);
       chart = h("div", {"data-role": "chart"});
+      if (globalThis.ResizeObserver) {            // a narrower window: the chart is drawn again
+        new ResizeObserver(() => { if (last && Math.abs(chart.clientWidth - drawnAt) > 4) drawChart(); }).observe(chart);
+      }
       key = h("p", {class: "al-mem-key", "aria-hidden": "true"});
       numbers = h("div", {"data-role": "numbers", "aria-live": "polite"});
       return h("div", {},
@@ -76,7 +86,8 @@ function render({model, el}) {
       sizes.width.show(state.width);
       for (const [d, b] of Object.entries(dtypes.buttons)) b.setAttribute("aria-pressed", String(d === state.dtype));
       const any = state.checkpointed.length > 0;
-      patch(chart, memoryChart(state, any, spec));
+      last = state;
+      drawChart();
       patch(key,
         h("span", {}, h("i", {style: "border-top: 8px solid color-mix(in srgb, var(--al-accent) 28%, transparent)"}), "saved values"),
         h("span", {}, h("i", {style: "border-top: 2px solid var(--al-accent)"}), "saved + gradients in flight"),
@@ -146,18 +157,19 @@ function peakStep(steps) {
   return at;
 }
 
-function memoryChart(state, any, spec) {
+function memoryChart(state, any, width) {
   const S = "http://www.w3.org/2000/svg";
   const s = (tag, attrs, ...kids) => {
     const el = globalThis.document.createElementNS(S, tag);
     for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) el.setAttribute(k, v);
-    for (const c of kids.flat()) if (c !== null && c !== undefined) el.append(c);
+    for (const c of kids.flat(Infinity)) if (c !== null && c !== undefined) el.append(c);
     return el;
   };
   const steps = state.steps, plain = state.plain.steps;
   const n = Math.max(steps.length, plain.length);
   const top = Math.max(1, ...steps.map(([, a, b]) => a + b), ...(any ? plain.map(([, a, b]) => a + b) : []));
-  const {w, h: H, left, right, top: pad, bottom} = CHART;
+  const {h: H, left, right, top: pad, bottom} = CHART;
+  const w = width >= 300 && width < CHART.w ? width : CHART.w;
   const X = (i) => left + (w - left - right) * i / Math.max(1, n);
   const Y = (v) => H - bottom - (H - bottom - pad) * v / (top * 1.12);
   const stepPath = (values) => values.map((v, i) => `${i ? "L" : "M"}${X(i).toFixed(1)},${Y(v).toFixed(1)}H${X(i + 1).toFixed(1)}`).join("");
@@ -184,7 +196,7 @@ function memoryChart(state, any, spec) {
     s("line", {class: "al-mem-start", x1: X(fwd).toFixed(1), x2: X(fwd).toFixed(1), y1: pad, y2: H - bottom}),
     s("text", {x: (X(fwd) - 4).toFixed(1), y: H - bottom + 14, "text-anchor": "end"}, "forward"),
     s("text", {x: (X(fwd) + 4).toFixed(1), y: H - bottom + 14}, "backward →"),
-    s("text", {x: left, y: H - 4}, `step: ${steps.length} in all (a node recorded, or a node the backward ran)`),
+    s("text", {x: left, y: H - 4}, `${steps.length} steps: nodes recorded, then nodes run`),
     s("circle", {class: "al-mem-dot", cx: px.toFixed(1), cy: py.toFixed(1), r: 5, "data-role": "peak-dot", "data-step": at}),
     s("text", {class: "al-mem-peak", x: (px + (px > w * 0.7 ? -8 : 8)).toFixed(1), y: (py - 7).toFixed(1),
       "text-anchor": px > w * 0.7 ? "end" : "start"}, `peak ${bytesText(state.peak)}`));

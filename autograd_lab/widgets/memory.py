@@ -13,6 +13,7 @@ The bytes depend on the shapes and the dtype only, so the book's pages compute t
 timeline in JavaScript from the layer sizes (memory.js ``memoryTimeline``, a model of
 which node keeps which value); tests/test_explorer_memory_views.py checks that it gives
 the kernel's timeline, step by step, for many settings."""
+import json
 import math
 
 import numpy as np
@@ -197,7 +198,8 @@ class MemoryExplorer(b.Explorer):
             elif name == "dtype":
                 self._dtype = self._pick_dtype(value)
             else:
-                raise ValueError(f"MemoryExplorer does not know the message {msg!r}")
+                raise ValueError("MemoryExplorer does not know the message "
+                                 + json.dumps(msg, separators=(",", ":"), default=str))
         except ValueError as exc:
             self.error = str(exc)
             return
