@@ -169,7 +169,7 @@ function memoryChart(state, any, width) {
   const n = Math.max(steps.length, plain.length);
   const top = Math.max(1, ...steps.map(([, a, b]) => a + b), ...(any ? plain.map(([, a, b]) => a + b) : []));
   const {h: H, left, right, top: pad, bottom} = CHART;
-  const w = width >= 300 && width < CHART.w ? width : CHART.w;
+  const w = width >= 200 && width < CHART.w ? width : CHART.w;
   const X = (i) => left + (w - left - right) * i / Math.max(1, n);
   const Y = (v) => H - bottom - (H - bottom - pad) * v / (top * 1.12);
   const stepPath = (values) => values.map((v, i) => `${i ? "L" : "M"}${X(i).toFixed(1)},${Y(v).toFixed(1)}H${X(i + 1).toFixed(1)}`).join("");
@@ -196,7 +196,7 @@ function memoryChart(state, any, width) {
     s("line", {class: "al-mem-start", x1: X(fwd).toFixed(1), x2: X(fwd).toFixed(1), y1: pad, y2: H - bottom}),
     s("text", {x: (X(fwd) - 4).toFixed(1), y: H - bottom + 14, "text-anchor": "end"}, "forward"),
     s("text", {x: (X(fwd) + 4).toFixed(1), y: H - bottom + 14}, "backward →"),
-    s("text", {x: left, y: H - 4}, `${steps.length} steps: nodes recorded, then nodes run`),
+    s("text", {x: left, y: H - 4}, `${steps.length} steps${w < 420 ? "" : ": nodes recorded, then nodes run"}`),
     s("circle", {class: "al-mem-dot", cx: px.toFixed(1), cy: py.toFixed(1), r: 5, "data-role": "peak-dot", "data-step": at}),
     s("text", {class: "al-mem-peak", x: (px + (px > w * 0.7 ? -8 : 8)).toFixed(1), y: (py - 7).toFixed(1),
       "text-anchor": px > w * 0.7 ? "end" : "start"}, `peak ${bytesText(state.peak)}`));
