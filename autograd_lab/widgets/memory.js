@@ -116,6 +116,14 @@ function wholeControl({name, value, limits, onchange, onproblem}) {
   };
   const commit = (v) => { if (v !== current) { show(v); onchange(v); } };
   range.addEventListener("change", () => commit(Number(range.value)));
+  range.addEventListener("keydown", (e) => {     // the keys handled here (JupyterLab keeps arrows for itself)
+    const d = {ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 16, PageDown: -16}[e.key];
+    const to = e.key === "Home" ? lo : e.key === "End" ? hi : d === undefined ? undefined : current + d;
+    if (to === undefined) return;
+    e.preventDefault();
+    e.stopPropagation();
+    commit(Math.min(hi, Math.max(lo, to)));
+  });
   const typed = () => {
     const w = whole(name, box.value, limits);
     if (w.error) { onproblem(w.error); show(current); return; }
