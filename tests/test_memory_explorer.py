@@ -82,7 +82,7 @@ def test_odd_input_changes_nothing_and_says_why(name):
         assert {k: ex.state[k] for k in SHOWN if k != "error"} == \
             {k: before[k] for k in SHOWN if k != "error"}, value
     assert widgets.MemoryExplorer(batch=4, width=8).error is None
-    for value in ([3], ["a"], [0.5], 1, None):
+    for value in ([3], ["a"], [0.5], 1, None, [True], ["1"]):
         ex.checkpointed = value
         assert ex.error.startswith("checkpointed: a list of block numbers from 0 to 2"), ex.error
     ex.dtype = "float16"

@@ -171,7 +171,7 @@ class MemoryExplorer(b.Explorer):
     def _blocks(value):
         try:
             picked = sorted({int(i) for i in value})
-            ok = all(float(i) == int(i) for i in value)
+            ok = all(float(i) == int(i) and not isinstance(i, (bool, str)) for i in value)
         except (TypeError, ValueError):
             picked, ok = [], False
         if not ok or any(not 0 <= i < BLOCKS for i in picked):
