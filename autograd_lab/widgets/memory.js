@@ -6,36 +6,33 @@ const MEMORY_STYLE = `
 .al-memory fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
 .al-memory legend { padding: 0; margin: 0 0 2px; font-weight: 600; font-size: 13px; }
 .al-memory .al-mem-controls { display: flex; flex-wrap: wrap; gap: 8px 22px; align-items: flex-start; }
-.al-memory .al-mem-blocks { display: flex; flex-direction: column; gap: 2px; }
-.al-memory .al-mem-blocks label { min-height: 28px; font-size: 13px; }
-.al-memory .al-mem-sizes { display: flex; flex-direction: column; gap: 6px; flex: 1 1 250px; max-width: 340px; min-width: 0; }
+.al-memory .al-mem-blocks { display: flex; flex-direction: column; gap: 2px; font-size: 13px; }
+.al-memory .al-mem-blocks label { min-height: 28px; }
+.al-memory .al-mem-sizes { display: flex; flex-direction: column; gap: 6px; flex: 1 1 250px; max-width: 340px; }
 .al-memory .al-slider { grid-template-columns: 3.6em 1fr 4.6em; }
 .al-memory .al-mem-dtype { display: flex; align-items: center; gap: 8px; }
 .al-memory .al-mem-dtype .al-buttons { margin: 0; }
 .al-memory input:focus-visible, .al-memory button:focus-visible { outline: 2px solid var(--al-accent); outline-offset: 2px; }
-.al-memory svg.al-mem-chart { display: block; width: 100%; height: auto; margin: 10px 0 0; overflow: visible; }
+.al-memory .al-mem-chart { display: block; width: 100%; height: auto; margin: 10px 0 0; overflow: visible; }
 .al-memory svg text { font: 11px system-ui, sans-serif; fill: var(--al-muted); }
-.al-memory svg text.al-mem-peak { fill: var(--al-fg); font-weight: 650; }
-.al-memory svg .al-mem-axis { stroke: var(--al-line); stroke-width: 1; }
-.al-memory svg .al-mem-saved { fill: color-mix(in srgb, var(--al-accent) 28%, transparent); stroke: none; }
-.al-memory svg .al-mem-total { fill: none; stroke: var(--al-accent); stroke-width: 2; }
-.al-memory svg .al-mem-plain { fill: none; stroke: var(--al-muted); stroke-width: 1.3; stroke-dasharray: 5 4; }
-.al-memory svg .al-mem-again { fill: var(--al-off); }
-.al-memory svg .al-mem-start { stroke: var(--al-muted); stroke-width: 1; stroke-dasharray: 2 3; }
-.al-memory svg .al-mem-dot { fill: var(--al-warn); stroke: var(--al-bg); stroke-width: 1.5; }
+.al-memory .al-mem-peak { fill: var(--al-fg); font-weight: 650; }
+.al-memory .al-mem-axis { stroke: var(--al-line); }
+.al-memory .al-mem-saved { fill: color-mix(in srgb, var(--al-accent) 28%, transparent); }
+.al-memory .al-mem-total, .al-memory .al-mem-plain { fill: none; stroke: var(--al-accent); stroke-width: 2; }
+.al-memory .al-mem-plain { stroke: var(--al-muted); stroke-width: 1.3; stroke-dasharray: 5 4; }
+.al-memory .al-mem-again { fill: var(--al-off); }
+.al-memory .al-mem-start { stroke: var(--al-muted); stroke-dasharray: 2 3; }
+.al-memory .al-mem-dot { fill: var(--al-warn); stroke: var(--al-bg); stroke-width: 1.5; }
 .al-memory .al-mem-key { display: flex; flex-wrap: wrap; gap: 2px 16px; color: var(--al-muted); font-size: 12px; margin: 2px 0 0; }
-.al-memory .al-mem-key i { display: inline-block; width: 18px; height: 0; vertical-align: middle; margin-right: 5px; }
-.al-memory table.al-mem-numbers { border-collapse: collapse; margin: 8px 0 0; font-size: 13px; }
-.al-memory .al-mem-numbers th, .al-memory .al-mem-numbers td { padding: 2px 10px 2px 0; text-align: left; font-weight: 400; }
+.al-memory .al-mem-key i { display: inline-block; width: 18px; vertical-align: middle; margin-right: 5px; }
+.al-memory .al-mem-numbers { border-collapse: collapse; margin: 8px 0 0; font-size: 13px; }
+.al-memory .al-mem-numbers :is(th, td) { padding: 2px 10px 2px 0; text-align: left; font-weight: 400; }
 .al-memory .al-mem-numbers thead th { color: var(--al-muted); font-size: 12px; }
-.al-memory .al-mem-numbers td { font-family: ui-monospace, Menlo, Consolas, monospace; font-variant-numeric: tabular-nums;
-  text-align: right; white-space: nowrap; }
+.al-memory .al-mem-numbers td { font-family: ui-monospace, Menlo, Consolas, monospace; text-align: right; white-space: nowrap; }
 /* a phone: each size under its bytes, so the table fits the text column */
 @media (max-width: 560px) { .al-memory .al-mem-numbers td span { display: block; }
-  .al-memory .al-mem-numbers th, .al-memory .al-mem-numbers td { padding-right: 6px; } }
+  .al-memory .al-mem-numbers :is(th, td) { padding-right: 6px; } }
 `;
-
-const BLOCK_WORDS = (k) => `block ${k} (layers ${2 * k} and ${2 * k + 1})`;
 
 function render({model, el}) {
   let boxes = [], sizes = {}, dtypes, chart, key, numbers, last = null, drawnAt = 0;
@@ -46,11 +43,10 @@ function render({model, el}) {
   return explorer({
     model, el, kind: "memory",
     hostText: {
-      kernel: "Computed by autograd_lab in the notebook's kernel: every change runs one forward and one backward " +
-        "of the model inside al.autograd.graph.count_saved, and once more with no block checkpointed.",
-      page: "Computed in this page from the layer sizes and the dtype, which alone set the bytes: which node keeps " +
-        "which value, step by step, checked against autograd_lab's count_saved when the book is tested. In the " +
-        "notebook the kernel runs each change.",
+      kernel: "Computed by autograd_lab in the notebook's kernel: each change runs the step inside count_saved " +
+        "(and once more with no block checkpointed).",
+      page: "Computed in this page from the sizes and the dtype, which alone set the bytes (tested against " +
+        "autograd_lab's count_saved). In the notebook the kernel runs each change.",
     },
     build(ctx) {
       kindStyle("memory", MEMORY_STYLE);
@@ -60,7 +56,7 @@ function render({model, el}) {
         onchange: () => ctx.send({set: "checkpointed", value: boxes.flatMap((b, j) => (b.checked ? [j] : []))})}));
       const blocks = h("fieldset", {class: "al-mem-blocks", "data-role": "blocks"},
         h("legend", {text: "Checkpoint these blocks"}),
-        boxes.map((b, k) => h("label", {class: "al-check"}, b, BLOCK_WORDS(k))));
+        boxes.map((b, k) => h("label", {class: "al-check"}, b, `block ${k} (layers ${2 * k} and ${2 * k + 1})`)));
       for (const name of ["batch", "width"]) {
         sizes[name] = wholeControl({name, value: start[name], limits: spec.limits[name], onproblem: ctx.problem,
           onchange: (v) => ctx.send({set: name, value: v})});
@@ -79,8 +75,7 @@ function render({model, el}) {
             sizes.batch.el, sizes.width.el, dtype)),
         chart, key, numbers);
     },
-    draw(state, ctx) {
-      const {spec} = ctx;
+    draw(state) {
       boxes.forEach((b, k) => { b.checked = state.checkpointed.includes(k); });
       sizes.batch.show(state.batch);
       sizes.width.show(state.width);
@@ -99,9 +94,7 @@ function render({model, el}) {
   });
 }
 
-// A whole number with a slider and a box; what cannot be a batch or a width (empty, text,
-// nan, inf, a fraction, beyond the limits) is refused here with a message, and nothing
-// changes.
+// A whole number with a slider and a box; anything else typed is refused with a message.
 function wholeControl({name, value, limits, onchange, onproblem}) {
   const id = `al-w${++AL_IDS}`;
   const [lo, hi] = limits;
@@ -136,8 +129,7 @@ function wholeControl({name, value, limits, onchange, onproblem}) {
   return {el, show, range, box};
 }
 
-// A batch or a width as typed: a whole number within the limits, or the problem in the
-// kernel's words (memory.py ``whole``).
+// A batch or a width as typed, or the problem in the kernel's words (memory.py whole).
 function whole(name, text, [lo, hi]) {
   const t = String(text).trim();
   const range = `a whole number from ${lo} to ${hi}`;
@@ -240,17 +232,13 @@ function numbersTable(state, any) {
 }
 
 // -- the page's answer: the timeline worked out from the sizes -----------------------------------
-// count_saved's timeline for the chapter's MLP (n_in -> width x 6 -> n_out, blocks of two
-// Linear + ReLU layers), as which node keeps which value: a value counts while some node
-// keeps it, once however many do.  Forward: each Linear records TBackward0 (the weight's
-// transpose: a leaf's, nothing counted) and AddmmBackward0 (keeps its input m1, but x, a
-// leaf); each ReLU keeps its output; the loss keeps the last Linear's output.  Inside a
-// checkpointed block, nodes keep placeholders that keep the block's input alive (from
-// its first AddmmBackward0 on), nothing else.  Backward: each node, once run, lets go of
-// what it kept; the gradients in flight are the ones it sent on (to a leaf they become
-// .grad: not counted).  When the walk reaches a checkpointed block, the block runs again
-// (its nodes recorded once more) until the last placeholder is filled; the placeholders
-// then hold the values until their node runs.
+// count_saved's timeline for the chapter's MLP as which node keeps which value (a value
+// counts once while some node keeps it).  Forward: a Linear records TBackward0 (a leaf's
+// transpose: nothing) and AddmmBackward0 (keeps its input, but x, a leaf); a ReLU keeps
+// its output; the loss its input.  In a checkpointed block, placeholders keep only the
+// block's input.  Backward: a node that ran lets go of what it kept; the gradients in
+// flight are those it sent on (not those to leaves: .grad).  At a checkpointed block the
+// block runs again until its last placeholder is filled; they hold values till used.
 function memoryTimeline(spec, width, batch, checkpointed, dtype) {
   const s = spec.dtypes[dtype], nIn = spec.n_in, nOut = spec.n_out, B = spec.blocks;
   const a = batch * width * s;                      // one hidden activation
