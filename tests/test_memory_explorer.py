@@ -11,6 +11,8 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("ipywidgets")
 
+import matplotlib.pyplot as plt  # noqa: E402
+
 from autograd_lab import viz, widgets  # noqa: E402
 from autograd_lab.widgets.memory import timeline  # noqa: E402
 from explorer_driver import ROOT  # noqa: E402
@@ -61,6 +63,7 @@ def test_the_explorer_shows_both_steps_and_reads_like_its_numbers():
                             f"saved after the forward {r['kept']:,} bytes, peak {r['peak']:,} bytes "
                             f"(no checkpointing: {plain['kept']:,} and {plain['peak']:,})")
     alt = viz.alt_text(ex.figure())
+    assert plt.get_fignums() == [], "a pyplot figure: the notebook would show it a second time"
     for number in (r["kept"], r["peak"], plain["peak"]):
         assert f"{number:,} bytes" in alt
     check_bundle(ex)

@@ -225,8 +225,8 @@ class MemoryExplorer(b.Explorer):
                    else "no block checkpointed"))
 
     def figure(self):
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(6.8, 3.0), facecolor=viz.PAPER)
+        fig = viz._new_figure(6.8, 3.0)          # not pyplot's: a notebook shows it only once
+        ax = fig.subplots()
         steps = self._r["steps"]
         total = [(now + held) / 1024 for _, now, held, _ in steps]
         saved = [now / 1024 for _, now, _, _ in steps]
@@ -240,7 +240,7 @@ class MemoryExplorer(b.Explorer):
                 label="saved + gradients in flight")
         at = peak_step(steps)
         ax.plot([at], [total[at]], "o", color=viz.VERMILLION)
-        ax.annotate(f"peak {kib(self._r['peak'])}", (at, total[at]), xytext=(4, 4),
+        ax.annotate(f"peak {kib(self._r['peak'])}", (at, total[at]), xytext=(6, 2),
                     textcoords="offset points", fontsize=8.5, color=viz.INK)
         start = sum(1 for s in steps if s[3] == "f") - 0.5
         ax.axvline(start, color=viz.RULE, lw=0.8, ls=":")
