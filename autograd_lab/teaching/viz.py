@@ -142,7 +142,9 @@ class BookFigure(Figure):
         return picture(self)._repr_png_()
 
 
-def _new_figure(width, height):
+def new_figure(width, height):
+    """A blank figure of the book's paper colour, not registered with pyplot (a notebook
+    shows it only where it is displayed)."""
     fig = BookFigure(figsize=(max(width, 1.0), max(height, 0.6)), dpi=100, facecolor=PAPER)
     FigureCanvasAgg(fig)
     return fig
@@ -456,7 +458,7 @@ def draw_graph(tensor, names=None, *, trace=None, title=None, figsize=None, max_
     legend = _graph_legend(model, placed.nbands > 1)
     legend_lines = textwrap.wrap(legend, max(40, int((width - 0.5) / (7.5 * 0.56 / 72))))
     height = placed.height + 0.25 + 0.16 * len(legend_lines) + 0.12
-    fig = _new_figure(*(figsize if figsize is not None else (width, height)))
+    fig = new_figure(*(figsize if figsize is not None else (width, height)))
     ax = fig.add_axes([0, 0, 1, 1])
     ax.set_axis_off()
     ax.set_xlim(0, width)
@@ -731,7 +733,7 @@ class _JacobianPicture:
         cbar_h = 0.0 if text else 0.65
         col_h = _snap(col_h)
         H = _snap(title_h + col_h + m * cs + bottom_h + note_h + cbar_h + 0.18)
-        self.fig = fig = _new_figure(W, H)
+        self.fig = fig = new_figure(W, H)
         self.W, self.H = W, H
         x0 = 0.25 + label_w + seed_w
         top = H - title_h - col_h
@@ -890,7 +892,7 @@ class TablePicture:
         gaps = sum(0.16 for r in rows if r.gap)
         self.legend_lines = textwrap.wrap(legend, max(40, int((W - 0.4) / (7.5 * 0.56 / 72)))) if legend else []
         H = title_h + col_h + len(rows) * rh + gaps + 0.16 + 0.17 * len(self.legend_lines) + 0.08
-        self.fig = fig = _new_figure(W, H)
+        self.fig = fig = new_figure(W, H)
         ax = fig.add_axes([0, 0, 1, 1])
         ax.set_axis_off()
         ax.set_xlim(0, W)

@@ -741,7 +741,8 @@ def all_explorers():
     return [widgets.SeedExplorer(mm, x_mm()), widgets.SeedExplorer(fn, W),
             widgets.WhereExplorer(X, Y), widgets.WhereExplorer([-1., 0., 1., 4.], Y, 0.5, sqrt_branch=True),
             widgets.JacobianExplorer(mm, x_mm()), widgets.GradOutputsExplorer(outer, x4()),
-            graph_explorer()[0], post003_per_sample()]
+            graph_explorer()[0], post003_per_sample(),
+            widgets.MemoryExplorer(checkpointed=(0, 2), batch=16, width=8)]
 
 
 def post003_per_sample():

@@ -85,6 +85,7 @@ BENCH = [
     (Book("05_reconstructing_the_jacobian", "picker", index=1), Control("arrow", "w-0", "ArrowRight")),
     (Book("05b_what_backward_keeps", "explorer"),
      Control("click", 'css:[data-role="predict"] button[data-key="error"]')),
+    (Book("05c_what_the_graph_keeps_alive", "explorer"), Control("arrow", "width", "ArrowRight")),
     (EXPLORERS[2], Control("arrow", "seed-0", "ArrowRight")),
 ]
 
