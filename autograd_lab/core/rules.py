@@ -62,15 +62,16 @@ def _zeros_like(g):
     return np.zeros(data.shape, data.dtype)
 
 
-def _routed(g, share, elsewhere):
-    """g * share, with exact zeros where the gradient went ``elsewhere``: there g * 0 would
-    be NaN if g is inf or NaN, and torch's rules fill in 0."""
+def _routed(g, share, elsewhere=None):
+    """g * share, with exact zeros where the gradient went ``elsewhere`` (by default where
+    a boolean ``share`` is False): there g * 0 would be NaN if g is inf or NaN, and torch's
+    rules fill in 0."""
     r = g * share
     if isinstance(r, Tensor):
-        return where(elsewhere, 0.0, r)
+        return where(~share if elsewhere is None else elsewhere, 0.0, r)
     if np.isnan(np.add.reduce(r, axis=None)):   # (a NaN anywhere makes the sum NaN: one pass)
         r = np.array(r)                 # (a fresh array: a 0-d product is a NumPy number)
-        np.copyto(r, 0, where=elsewhere)
+        np.copyto(r, 0, where=~share if elsewhere is None else elsewhere)
     return r
 
 
@@ -254,9 +255,9 @@ def _relu_forward(x):
 
 
 def _threshold_backward_forward(g, y):
-    """g where y > 0 (or is NaN, which relu passes on), else exactly 0."""
-    off = y <= 0
-    return np.asarray(_routed(g, ~off, off))
+    """g where y > 0 (or is NaN, which relu passes on), else exactly 0: relu's output is 0
+    exactly where it let nothing through, so one comparison finds where g goes."""
+    return np.asarray(_routed(g, y != 0))
 
 
 # relu's gradient is an operation of its own, as in torch.  Recorded under create_graph,
