@@ -3,8 +3,8 @@
 The index lists each entry of book/errors.ipynb (read as data by tests/support/errors_page.py:
 the page is parsed in one place) with what it takes to find it and explain it: its
 phrasings (its heading, its message as the page shows it, and how PyTorch's other kernels,
-JAX and TensorFlow say it, from book/errors_elsewhere.toml), its cause as plain text, the
-first fix, and the section that teaches it; plus the matcher's RULES
+autograd_lab where it refuses, JAX and TensorFlow say it, from book/errors_elsewhere.toml),
+its cause as plain text, the first fix, and the section that teaches it; plus the matcher's RULES
 (autograd_lab/teaching/error_finder.py).
 
 * As a Sphinx extension, it builds the index from the page at each build and puts it,
@@ -60,7 +60,8 @@ def entry_of(entry, elsewhere):
     assert link, f"{entry.label}: no 'Teaches it' link"
     kind, message = entry.said
     phrasings = [entry.message_start, message]
-    for framework in ("pytorch", "jax", "tensorflow"):     # (pytorch: its other kernels' words)
+    # (pytorch: its other kernels' words; autograd_lab: its refusal where torch runs on)
+    for framework in ("pytorch", "autograd_lab", "jax", "tensorflow"):
         phrasings += elsewhere.get(framework, [])
     return {"label": entry.label, "heading": entry.heading.strip("`"),
             "group": plain(entry.group.replace("`", "")), "kind": kind, "message": message,
