@@ -160,7 +160,9 @@ def _nll_forward(x, target, weight=None, ignore_index=-100, reduction="mean"):
 def _nll_per_entry(x, target, weight, ignore_index):
     onehot, w = nll_picks(x.shape, target, weight, ignore_index)
     dtype = x._data.dtype if isinstance(x, Tensor) else x.dtype
-    return onehot, (-w).astype(dtype), w.sum()
+    # (the total weight in the input's dtype too: a float64 total would make the whole
+    # gradient float64, cast back by the walk)
+    return onehot, (-w).astype(dtype), w.sum().astype(dtype)
 
 
 def _nll_vjp(g, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
