@@ -50,7 +50,7 @@ from .functions import (absolute, amin, chunk, clamp_max, clamp_min, divide, eq,
                                multiply, narrow, ne, not_equal, rsqrt, select, sort, split,
                                square, subtract, swapaxes, swapdims, true_divide)
 from .functions import unbind, unsafe_chunk, unsafe_split   # (sequence_rules.py: recurrent layers' pieces)
-from .functions import index_add
+from .functions import broadcast_shapes, broadcast_tensors, broadcast_to, index_add
 from .core.dtypes import finfo, iinfo
 from .core.modes import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                     set_grad_enabled)

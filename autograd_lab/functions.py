@@ -7,9 +7,10 @@ import numpy as np
 
 from .core import dtypes, rules
 from . import einsum_rules, index_add_rules, math_rules, more_rules, sequence_rules  # noqa: F401  (registers its rows)
-from .core.checks import tensor_of, wrap_dim
+from .core.checks import broadcast_mismatch, tensor_of, wrap_dim
 from .spellings import numpy_names, with_out
 from .core.tensor import Tensor
+from .storage import Size
 
 
 def _t(x):
@@ -369,6 +370,41 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(tensors[0].shape)} at entry 0 and {list(x.shape)} at entry {i}")
     return rules.stack(*tensors, dim=wrap_dim(dim, tensors[0].ndim + 1))
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of these shapes broadcast to (NumPy's rule), as a Size."""
+    out = ()
+    for i, given in enumerate(shapes):
+        s = (given,) if isinstance(given, int) else tuple(given)
+        n = builtins.max(len(out), len(s))
+        padded = (1,) * (n - len(out)) + tuple(out)
+        for d in range(-1, -len(s) - 1, -1):            # torch names the last dimension that clashes
+            if s[d] != padded[d] and 1 not in (s[d], padded[d]):
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[d]} at {d}! "
+                                   f"Mismatching argument at index {i} had {s if isinstance(given, int) else given}; but expected shape "
+                                   f"should be broadcastable to {list(padded)}")
+        out = np.broadcast_shapes(out, s)
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    """Each tensor expanded to the shape they broadcast to (one already of that shape is
+    returned as it is, as in torch)."""
+    for i, x in enumerate(tensors):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
+    shape = ()
+    for x in tensors:
+        differs = broadcast_mismatch(shape, x.shape)
+        if differs:
+            raise RuntimeError(differs)
+        shape = np.broadcast_shapes(shape, x.shape)
+    return tuple(x if x.shape == shape else x.expand(shape) for x in tensors)
+
+
+def broadcast_to(input, size):
+    return _t(input).expand(size)
 
 
 def cond(pred, true_fn, false_fn, operands=()):

@@ -289,6 +289,9 @@ class TensorMethods:
     def expand_as(self, other):
         return self.expand(other.shape)
 
+    def broadcast_to(self, size):
+        return self.expand(size)
+
     def mm(self, other): return F.checked_mm(self, other)
     def matmul(self, other): return rules.matmul(self, other)
     def dot(self, other): return F.checked_dot(self, other)

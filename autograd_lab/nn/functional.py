@@ -67,6 +67,12 @@ _SAME_SIZE = ("Using a target size ({target}) that is different to the input siz
               "deprecated. Please ensure they have the same size.")
 
 
+def _broadcast(input, target):
+    """torch broadcasts a loss's two sides first, so a 0-dim side of a wider dtype counts
+    as a full-size one in the result's dtype."""
+    return (input, target) if input.shape == target.shape else _f.broadcast_tensors(input, target)
+
+
 def _size(t):
     return f"torch.Size({list(t.shape)})"
 
@@ -91,6 +97,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     warning."""
     _legacy(size_average, reduce)
     _checked("mse_loss", input, target, reduction)
+    input, target = _broadcast(input, target)
     if weight is None:
         return loss_rules.mse_loss(input, target, reduction=reduction)
     return _weighted_loss((input - target) ** 2, input, weight, reduction)
@@ -137,7 +144,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                            f"the desired output type {dtypes.scalar_type_name(target._data.dtype)}")
     return loss_rules.binary_cross_entropy_with_logits(input, target, weight=_constant(weight, input, "weight"),
                                                  pos_weight=_constant(pos_weight, input, "pos_weight"),
-                                                 reduction=reduction)
+                                                 reduction=reduction, dtype=target._data.dtype)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -452,9 +459,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     is the reduction's: MeanBackward0)."""
     _legacy(size_average, reduce)
     _checked("l1_loss", input, target, reduction)
-    mismatch = _broadcast_mismatch(input.shape, target.shape)
-    if mismatch:                                          # (torch broadcasts them first)
-        raise RuntimeError(mismatch)
+    input, target = _broadcast(input, target)
     loss = (input - target).abs()
     if weight is not None:
         return _weighted_loss(loss, input, weight, reduction)

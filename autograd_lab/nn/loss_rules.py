@@ -95,10 +95,12 @@ binary_cross_entropy = Op(
     promote=True, saves="inputs")
 
 
-def _bce_logits_forward(x, t, weight=None, pos_weight=None, reduction="mean"):
-    # (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), softplus computed without overflow
+def _bce_logits_forward(x, t, weight=None, pos_weight=None, reduction="mean", dtype=None):
+    # (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), softplus computed without overflow;
+    # torch's kernel writes the loss in the target's dtype (``dtype``), whatever x's is
     scale = 1 if pos_weight is None else 1 + (pos_weight - 1) * t
-    return _reduced(_weighted((1 - t) * x + scale * np.logaddexp(0, -x), weight), reduction)
+    loss = _reduced(_weighted((1 - t) * x + scale * np.logaddexp(0, -x), weight), reduction)
+    return loss if dtype is None else np.asarray(loss, dtype)
 
 
 def _softplus_of_minus(x):
@@ -121,13 +123,13 @@ def _bce_logits_dt(x, t, weight, pos_weight):
 
 binary_cross_entropy_with_logits = Op(
     "BinaryCrossEntropyWithLogitsBackward0", _bce_logits_forward,
-    vjp=(lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean":
+    vjp=(lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean", dtype=None:
          _spread(g, _bce_logits_dx(x, t, weight, pos_weight), reduction),
-         lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean":
+         lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean", dtype=None:
          _spread(g, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
-    jvp=(lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
+    jvp=(lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean", dtype=None:
          _summed(d, _bce_logits_dx(x, t, weight, pos_weight), reduction),
-         lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean":
+         lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean", dtype=None:
          _summed(d, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
     promote=True, saves="inputs")
 

@@ -7,7 +7,7 @@ normalization layers, embedding and module hooks).
 
     >>> from autograd_lab import rulebook
     >>> rulebook.rule("where").vjp
-    ('—', 'where(cond, g, 0.0)', 'where(cond, 0.0, g)')
+    ('—', 'where(mask, g, 0.0)', 'where(mask, 0.0, g)')
 """
 import ast
 import functools

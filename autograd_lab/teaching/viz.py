@@ -964,7 +964,7 @@ def where_rows(cond, a, b, out, *, g=None, grad_a=None, grad_b=None, names=("x",
     rows = [
         Row(a_label or (f"{na} (constant)" if a_const else na),
              value_cells(_flat(a, shape), TRUE_FILL, INK, m)),
-        Row("cond", [Cell("True" if v else "False", "#e4e3de" if v else PAPER, INK if v else MUTED)
+        Row("mask", [Cell("True" if v else "False", "#e4e3de" if v else PAPER, INK if v else MUTED)
                       for v in m]),
         Row(b_label or (f"{nb} (constant)" if b_const else nb),
              value_cells(_flat(b, shape), FALSE_FILL, INK, ~m)),
@@ -990,14 +990,14 @@ def where_rows(cond, a, b, out, *, g=None, grad_a=None, grad_b=None, names=("x",
                 rows.append(Row(label, value_cells(_flat(grad, shape), fill, INK, want)))
             if label == f"{na}.grad":
                 rows.extend(after_a_grad)
-        rows.append(Row("cond.grad", merged="None: a bool mask never receives a gradient",
+        rows.append(Row("mask.grad", merged="None: a bool mask never receives a gradient",
                          fill="#ececea", color=INK))
     return rows
 
 
-WHERE_LEGEND = ("Blue cells: entries taken from the first branch (cond True); orange: from the "
-                 "second (cond False); muted cells are computed but discarded. Backward sends g "
-                 "to the branch each entry came from and 0 to the other; the condition gets none.")
+WHERE_LEGEND = ("Blue cells: entries taken from the first branch (mask True); orange: from the "
+                 "second (mask False); muted cells are computed but discarded. Backward sends g "
+                 "to the branch each entry came from and 0 to the other; the mask gets none.")
 
 
 def plot_where(cond, a, b, *, grad=None, names=("x", "y"), title=None):
@@ -1038,7 +1038,7 @@ def plot_where(cond, a, b, *, grad=None, names=("x", "y"), title=None):
     if g is None:
         rows.append(Row("gradients", merged="none at all: neither branch requires grad", color=MUTED,
                          gap=True))
-        rows.append(Row("cond.grad", merged="None: a bool mask never receives a gradient",
+        rows.append(Row("mask.grad", merged="None: a bool mask never receives a gradient",
                          fill="#ececea"))
     col_labels = [str(k) if len(shape) <= 1 else str(tuple(int(i) for i in np.unravel_index(k, shape)))
                   for k in range(int(np.prod(shape)))]
@@ -1052,8 +1052,8 @@ def plot_where(cond, a, b, *, grad=None, names=("x", "y"), title=None):
 def _where_alt(names, mask, out, ga, gb, a_const, b_const):
     na, nb = names
     t = [i for i, v in enumerate(np.broadcast_to(mask, out.shape).reshape(-1)) if v]
-    s = (f"Table of where(cond, {na}, {nb}) over {out.numel()} entries: entries {t} come from {na} "
-         f"(cond True), the others from {nb}; out = {summary(out, 40)}")
+    s = (f"Table of where(mask, {na}, {nb}) over {out.numel()} entries: entries {t} come from {na} "
+         f"(mask True), the others from {nb}; out = {summary(out, 40)}")
     if ga is not None or gb is not None:
         s += (f"; backward sends {na} the gradient {summary(ga, 30) if ga is not None else 'None'} and "
               f"{nb} {summary(gb, 30) if gb is not None else 'None'}")

@@ -201,7 +201,7 @@ def test_in_place_ops_work_in_forward_mode_and_under_create_graph():
 def test_rulebook_says_what_each_rule_keeps():
     assert rulebook.rule("exp").keeps == "the output" and rulebook.rule("exp").saves == "output"
     assert rulebook.rule("sin").keeps == "x" and rulebook.rule("add").keeps == "nothing"
-    assert rulebook.rule("where").keeps == "cond" and rulebook.rule("pow_number").keeps == "a and b"
+    assert rulebook.rule("where").keeps == "mask" and rulebook.rule("pow_number").keeps == "a and b"
     assert rulebook.rule("index_put").keeps == "the index"
 
 

@@ -20,8 +20,8 @@ def test_every_op_in_the_table_has_a_row_with_readable_rules():
 
 def test_where_row_reads_like_the_math():
     r = rulebook.rule("where")
-    assert r.inputs == ("cond", "a", "b")
-    assert r.vjp == ("—", "where(cond, g, 0.0)", "where(cond, 0.0, g)")
+    assert r.inputs == ("mask", "a", "b")
+    assert r.vjp == ("—", "where(mask, g, 0.0)", "where(mask, 0.0, g)")
     assert r.grad_fn == "WhereBackward0" and r.forward == "np.where"
 
 

@@ -64,7 +64,7 @@ def check_view(view, ex, where):
         assert_drawn(view.numbers(role), want, f"{where}, {role}")
     mask = ["True" if m else "False" for m in ex.mask.numpy().reshape(-1)]
     assert view.numbers("mask") == mask, f"{where}: mask"
-    assert view.numbers("cond-grad")[0].startswith("None"), f"{where}: the condition gets none"
+    assert view.numbers("mask-grad")[0].startswith("None"), f"{where}: the condition gets none"
     assert (view.root.locator('[data-role="branch"]').count() == 1) == ex.sqrt_branch
     assert (view.root.locator('[data-role="inner"]').count() == 1) == (ex.sqrt_branch and ex.double_where)
     assert view.locate("sqrt-branch").is_checked() == ex.sqrt_branch

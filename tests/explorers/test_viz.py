@@ -336,7 +336,7 @@ def test_plot_where_two_branches_routes_gradient_by_the_mask():
     assert "None: a bool mask never receives a gradient" in t
     assert "out = [-1., -2., 3., 4.]" in fig._al_alt
     assert "x the gradient [0., 0., 1., 1.]" in fig._al_alt and "y [1., 1., 0., 0.]" in fig._al_alt
-    assert {"x.grad", "y.grad", "cond.grad", "g = ∂L/∂out"} <= set(t)
+    assert {"x.grad", "y.grad", "mask.grad", "g = ∂L/∂out"} <= set(t)
 
 
 def test_plot_where_with_a_constant_branch_gives_it_no_gradient():

@@ -235,7 +235,7 @@ def test_where_sends_no_gradient_to_the_condition():
     assert ex.condition_grad is None
     assert ex.mask.requires_grad is False and ex.mask.dtype == al.bool
     assert ex.out.numpy().tolist() == [-1., -2., 3., 4.]
-    assert "cond.grad = None" in ex.summary()
+    assert "mask.grad = None" in ex.summary()
     assert "None: a bool mask never receives a gradient" in texts(ex.figure())
     assert "the condition receives no gradient" in viz.alt_text(ex.figure())
 

@@ -25,11 +25,8 @@ KNOWN = {
           "torch's gives -0.0, so a later rsqrt is inf where torch's is -inf",
     4773: "an elementwise op on an expanded tensor: NumPy lays the result out as the input "
           "(not row by row), so a later view() is refused where torch's is not",
-    4018: "mse_loss of a 0-d float64 and a float32 tensor: torch promotes after broadcasting "
-          "(float64), autograd_lab as for other ops (float32)",
-    5288: "the same as 4018",
-    4472: "a bool tensor to a float power: the second derivative at a base of 0 is nan in torch, "
-          "0 in autograd_lab",
+    2575: "rounding noise: the exact second derivative is 0 (where picks the 0-d input everywhere); "
+          "float32 arithmetic leaves -6.9e-05 in torch and 0 in autograd_lab",
 }
 
 
@@ -57,7 +54,7 @@ def test_random_programs_behave_as_in_torch():
 
 @pytest.mark.slow
 def test_many_more_random_programs_behave_as_in_torch():
-    assert _check(SLOW_SEEDS) == len(SLOW_SEEDS) - len(KNOWN)
+    assert _check(SLOW_SEEDS) == len(SLOW_SEEDS) - len(KNOWN.keys() & set(SLOW_SEEDS))
 
 
 def test_the_known_differences_are_still_there():

@@ -128,6 +128,38 @@ def test_mse_loss_broadcasts_targets_of_another_size_with_torchs_warning():
     assert said[0] == said[1]
 
 
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss"])
+def test_a_loss_broadcasts_its_sides_before_it_promotes_as_torch(loss):
+    """torch broadcasts input and target first: a 0-dim float64 target then counts in full,
+    and the loss is float64 (a 0-dim tensor alone would not promote a float32 input)."""
+    said = []
+    for lib in (al, torch):
+        x = lib.tensor([0.5, -1.0, 2.0, 4.0], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = getattr(lib.nn.functional, loss)(x, lib.tensor(1.5, dtype=lib.float64))
+        out.backward()
+        said.append((str(out.dtype).split(".")[-1], round(out.item(), 6), out.grad_fn.name(),
+                     str(x.grad.dtype).split(".")[-1], x.grad.tolist()))
+    assert said[0] == said[1]
+
+
+def test_bce_with_logits_writes_its_loss_in_the_targets_dtype_as_torch():
+    said = []
+    for L in (al, torch):
+        x = L.tensor([[-2.0, -0.4, 0.8], [1.2, 2.0, 0.0]], dtype=L.float64, requires_grad=True)
+        t = L.tensor([[0.0, 0.2, 0.4], [0.6, 0.8, 1.0]], dtype=L.float32, requires_grad=True)
+        for options in ({}, {"reduction": "none"}, {"pos_weight": L.full((3,), 2.0)}):
+            loss = L.nn.functional.binary_cross_entropy_with_logits(x, t, **options)
+            x.grad = t.grad = None
+            loss.sum().backward()
+            said.append((str(loss.dtype).split(".")[-1], round(loss.sum().item(), 4), str(x.grad.dtype),
+                         str(t.grad.dtype), np.round(x.grad.numpy(), 4).tolist()))
+        said.append(str(L.nn.functional.binary_cross_entropy_with_logits(t, x.detach()).dtype))
+    half = len(said) // 2
+    assert [str(s).replace("torch.", "al.") for s in said[half:]] == [str(s) for s in said[:half]]
+
+
 def _network(L):
     class NeuralNetwork(L.nn.Module):       # "Build the Neural Network", smaller
         def __init__(self):

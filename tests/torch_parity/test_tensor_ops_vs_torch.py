@@ -182,6 +182,11 @@ CASES_ = [
     "(lambda y: (y.unsqueeze_(-1), y._version))(f.clone())", "(lambda y: (y.resize_(3, 2), y._version))(f.clone())",
     "(lambda y: y.resize_(6))(f.clone())", "(lambda y: y.resize_(2, 2))(f.clone())", "(m * 1).resize_(3, 2)",
     "(lambda y: (y.unsqueeze_(0), y.grad_fn.next_functions[0][0].name()))((x * 2)[0])",
+    # broadcasting by name: shapes, tensors (a tensor already of the shape comes back as it is)
+    "L.broadcast_shapes(3, (2, 1))", "L.broadcast_shapes()", "L.broadcast_shapes((2, 3), (5, 1, 4))",
+    "L.broadcast_shapes((2,), [3])", "L.broadcast_tensors(v, m)", "L.broadcast_tensors(x[:1], v, f.sum())", "L.broadcast_tensors(f, [1, 2, 3])",
+    "L.broadcast_tensors(m)[0] is m", "L.broadcast_tensors(f, n)", "L.broadcast_tensors(f, L.ones(5, 1, 4))",
+    "L.broadcast_to(v, (4, 3))", "v.broadcast_to((2, 3)).grad_fn.name()", "v.broadcast_to((2, 2))",
     # constants, dtypes
     "L.pi", "L.e", "L.inf", "L.nan", "L.ones(2) * L.pi", "repr(L.bfloat16)", "L.bfloat16.is_floating_point",
     "L.bfloat16.itemsize", "repr(L.finfo(L.bfloat16))", "L.float32 == L.bfloat16",
@@ -601,3 +606,30 @@ def test_random_programs_with_these_operations_behave_as_in_torch():
 @pytest.mark.slow
 def test_many_more_random_programs_with_these_operations_behave_as_in_torch():
     _programs_agree(range(20150, 20900))
+
+
+# -- a gradient that is inf or NaN where an op passed nothing: torch's rules give exact 0
+#    there (clamp routes with a mask), or keep the NaN (pow's exponent multiplies g by its
+#    rule's value, 0 at a base of 0)
+SPECIAL_GRADS = {
+    "clamp": (lambda L, x: x.clamp(-1, 1), [-3.0, 0.0, 2.0, float("nan")]),
+    "clamp_min": (lambda L, x: x.clamp(min=-1), [-3.0, 0.0, 2.0, float("nan")]),
+    "clamp_ on a repeat": (lambda L, x: x.repeat(2).clamp_(-1, 1), [-3.0, 0.0, 2.0, 0.5]),
+    "pow's exponent at a base of 0": (lambda L, x: L.tensor([0.0, 0.0, 2.0, 0.0], dtype=L.float64) ** x,
+                                      [1.0, -1.0, 1.0, 0.0]),
+}
+
+
+@pytest.mark.parametrize("case", list(SPECIAL_GRADS))
+def test_inf_and_nan_gradients_are_routed_as_torch_routes_them(case):
+    make, values = SPECIAL_GRADS[case]
+    said = []
+    for L in (al, torch):
+        x = L.tensor(values, dtype=L.float64, requires_grad=True)
+        y = make(L, x)
+        seed = L.tensor([float("inf"), float("nan"), float("inf"), 1.0] * (y.numel() // 4), dtype=L.float64)
+        (first,) = L.autograd.grad(y, x, seed, create_graph=True)
+        second = (L.autograd.grad((first * first).sum(), x, allow_unused=True)[0]
+                  if first.requires_grad else None)       # (clamp's gradient is a constant mask)
+        said.append((first.tolist(), None if second is None else second.tolist()))
+    assert str(said[0]) == str(said[1])

@@ -143,7 +143,7 @@ function routeTable(state, branchName) {
   if (sqrt) tbl.append(row(`∂L/∂${branchName}`, state.branch_grad, "x", "branch-grad"));
   tbl.append(row("x.grad", state.grad_x, "x", "grad-x", state.grad_x_shape));
   tbl.append(row("y.grad", state.grad_y, "y", "grad-y", state.grad_y_shape));
-  const none = h("tr", {"data-role": "cond-grad"}, h("th", {class: "al-rl", text: "cond.grad"}),
+  const none = h("tr", {"data-role": "mask-grad"}, h("th", {class: "al-rl", text: "mask.grad"}),
     h("td", {class: "al-merged", colspan: cols.length || 1, text: "None: the mask x > t is a bool tensor; it never receives a gradient"}));
   tbl.append(none);
   return tbl;

@@ -263,5 +263,5 @@ class WhereExplorer(b.Explorer):
     def summary(self):
         return (f"WhereExplorer: t = {viz.num(self._t)}, sqrt_branch={self._sqrt}, "
                 f"double_where={self._double}; mask = {b.short(self.mask)}; out = {b.short(self.out)}; "
-                f"x.grad = {b.short(self.grad_x)}; y.grad = {b.short(self.grad_y)}; cond.grad = None"
+                f"x.grad = {b.short(self.grad_x)}; y.grad = {b.short(self.grad_y)}; mask.grad = None"
                 + self._problem_suffix())
