@@ -92,7 +92,7 @@ def pack(node, args, result):
             raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors "
                                "created in inference mode in computation tracked by autograd. To work "
                                "around this, you can make a clone to get a normal tensor and use it in "
-                               "autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+                               "autograd, or use `al.no_grad()` instead of `al.inference_mode()`.")
     if state.saved_hooks:
         node.packed = {}
         if state.writing is not None and args[0] is state.writing:

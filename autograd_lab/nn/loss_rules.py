@@ -57,17 +57,17 @@ def _batch_loss(op, n, x, t, reduction="mean", **params):
     return reduce_each(sum if reduction == "sum" else mean, n, per_entry)
 
 
-def _mse_forward(x, t, reduction="mean"):
+def _mse_forward(x, target, reduction="mean"):
     if x.dtype.kind != "f":               # torch has no integer kernel
         raise NotImplementedError(f'"mse_cpu" not implemented for \'{dtypes.scalar_type_name(x.dtype)}\'')
-    return _reduced((x - t) ** 2, reduction)
+    return _reduced((x - target) ** 2, reduction)
 
 
 mse_loss = Op("MseLossBackward0", _mse_forward,
-              vjp=(lambda g, y, x, t, reduction="mean": _spread(g, 2 * (x - t), reduction),
-                   lambda g, y, x, t, reduction="mean": _spread(g, 2 * (t - x), reduction)),
-              jvp=(lambda d, y, x, t, reduction="mean": _summed(d, 2 * (x - t), reduction),
-                   lambda d, y, x, t, reduction="mean": _summed(d, 2 * (t - x), reduction)),
+              vjp=(lambda g, y, x, target, reduction="mean": _spread(g, 2 * (x - target), reduction),
+                   lambda g, y, x, target, reduction="mean": _spread(g, 2 * (target - x), reduction)),
+              jvp=(lambda t, y, x, target, reduction="mean": _summed(t, 2 * (x - target), reduction),
+                   lambda t, y, x, target, reduction="mean": _summed(t, 2 * (target - x), reduction)),
               promote=True, saves="inputs")
 
 
@@ -75,31 +75,31 @@ def _weighted(v, weight):
     return v if weight is None else v * weight
 
 
-def _bce_forward(x, t, weight=None, reduction="mean"):
+def _bce_forward(x, target, weight=None, reduction="mean"):
     # log clamped at -100, as torch, so that a prediction of exactly 0 or 1 costs 100, not inf
-    loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+    loss = -(target * np.maximum(np.log(x), -100) + (1 - target) * np.maximum(np.log1p(-x), -100))
     return _reduced(loss if weight is None else loss * weight, reduction)
 
 
 binary_cross_entropy = Op(
     "BinaryCrossEntropyBackward0", _bce_forward,
-    # d/dx = (x - t) / (x (1 - x)), its denominator kept from 0 as torch keeps it (1e-12)
-    vjp=(lambda g, y, x, t, weight=None, reduction="mean":
-         _spread(g, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
-         lambda g, y, x, t, weight=None, reduction="mean":
+    # d/dx = (x - target) / (x (1 - x)), its denominator kept from 0 as torch keeps it (1e-12)
+    vjp=(lambda g, y, x, target, weight=None, reduction="mean":
+         _spread(g, _weighted((x - target) / clamp((1 - x) * x, min=1e-12), weight), reduction),
+         lambda g, y, x, target, weight=None, reduction="mean":
          _spread(g, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
-    jvp=(lambda d, y, x, t, weight=None, reduction="mean":
-         _summed(d, _weighted((x - t) / clamp((1 - x) * x, min=1e-12), weight), reduction),
-         lambda d, y, x, t, weight=None, reduction="mean":
-         _summed(d, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
+    jvp=(lambda t, y, x, target, weight=None, reduction="mean":
+         _summed(t, _weighted((x - target) / clamp((1 - x) * x, min=1e-12), weight), reduction),
+         lambda t, y, x, target, weight=None, reduction="mean":
+         _summed(t, _weighted(clamp(log1p(-x), min=-100.0) - clamp(log(x), min=-100.0), weight), reduction)),
     promote=True, saves="inputs")
 
 
-def _bce_logits_forward(x, t, weight=None, pos_weight=None, reduction="mean", dtype=None):
-    # (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), softplus computed without overflow;
+def _bce_logits_forward(x, target, weight=None, pos_weight=None, reduction="mean", dtype=None):
+    # (1 - target) x + (1 + (pos_weight - 1) target) softplus(-x), softplus computed without overflow;
     # torch's kernel writes the loss in the target's dtype (``dtype``), whatever x's is
-    scale = 1 if pos_weight is None else 1 + (pos_weight - 1) * t
-    loss = _reduced(_weighted((1 - t) * x + scale * np.logaddexp(0, -x), weight), reduction)
+    scale = 1 if pos_weight is None else 1 + (pos_weight - 1) * target
+    loss = _reduced(_weighted((1 - target) * x + scale * np.logaddexp(0, -x), weight), reduction)
     return loss if dtype is None else np.asarray(loss, dtype)
 
 
@@ -107,14 +107,14 @@ def _softplus_of_minus(x):
     return log1p(exp(-abs(x))) + relu(-x)
 
 
-def _bce_logits_dx(x, t, weight, pos_weight):
-    """d/dx: sigmoid(x) - t, or with pos_weight p: (1 + (p - 1) t) sigmoid(x) - p t."""
+def _bce_logits_dx(x, target, weight, pos_weight):
+    """d/dx: sigmoid(x) - target, or with pos_weight p: (1 + (p - 1) target) sigmoid(x) - p target."""
     if pos_weight is None:
-        return _weighted(sigmoid(x) - t, weight)
-    return _weighted((1 + (pos_weight - 1) * t) * sigmoid(x) - pos_weight * t, weight)
+        return _weighted(sigmoid(x) - target, weight)
+    return _weighted((1 + (pos_weight - 1) * target) * sigmoid(x) - pos_weight * target, weight)
 
 
-def _bce_logits_dt(x, t, weight, pos_weight):
+def _bce_logits_dt(x, target, weight, pos_weight):
     """d/dt: -x, or with pos_weight p: (p - 1) softplus(-x) - x."""
     if pos_weight is None:
         return _weighted(-x, weight)
@@ -123,14 +123,14 @@ def _bce_logits_dt(x, t, weight, pos_weight):
 
 binary_cross_entropy_with_logits = Op(
     "BinaryCrossEntropyWithLogitsBackward0", _bce_logits_forward,
-    vjp=(lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean", dtype=None:
-         _spread(g, _bce_logits_dx(x, t, weight, pos_weight), reduction),
-         lambda g, y, x, t, weight=None, pos_weight=None, reduction="mean", dtype=None:
-         _spread(g, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
-    jvp=(lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean", dtype=None:
-         _summed(d, _bce_logits_dx(x, t, weight, pos_weight), reduction),
-         lambda d, y, x, t, weight=None, pos_weight=None, reduction="mean", dtype=None:
-         _summed(d, _bce_logits_dt(x, t, weight, pos_weight), reduction)),
+    vjp=(lambda g, y, x, target, weight=None, pos_weight=None, reduction="mean", dtype=None:
+         _spread(g, _bce_logits_dx(x, target, weight, pos_weight), reduction),
+         lambda g, y, x, target, weight=None, pos_weight=None, reduction="mean", dtype=None:
+         _spread(g, _bce_logits_dt(x, target, weight, pos_weight), reduction)),
+    jvp=(lambda t, y, x, target, weight=None, pos_weight=None, reduction="mean", dtype=None:
+         _summed(t, _bce_logits_dx(x, target, weight, pos_weight), reduction),
+         lambda t, y, x, target, weight=None, pos_weight=None, reduction="mean", dtype=None:
+         _summed(t, _bce_logits_dt(x, target, weight, pos_weight), reduction)),
     promote=True, saves="inputs")
 
 
@@ -173,9 +173,9 @@ def _nll_vjp(g, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
     return unsqueeze(per_target, 1 - x.ndim if x.ndim > 1 else -1) * onehot
 
 
-def _nll_jvp(d, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
+def _nll_jvp(t, y, x, target, weight=None, ignore_index=-100, reduction="mean"):
     onehot, coef, total = _nll_per_entry(x, target, weight, ignore_index)
-    picked = sum(d * onehot, (1 - x.ndim if x.ndim > 1 else -1,), False)
+    picked = sum(t * onehot, (1 - x.ndim if x.ndim > 1 else -1,), False)
     return _summed(picked, coef, reduction, total)
 
 

@@ -255,7 +255,7 @@ class MemoryExplorer(b.Explorer):
     def _alt(self):
         r, p = self._r, self._plain
         at = peak_step(r["steps"])
-        s = (f"Step chart of the bytes one training step of a six-layer MLP holds ({self._setting()}), "
+        s = (f"Step chart of the bytes one training step of an MLP with six hidden layers holds ({self._setting()}), "
              f"over {len(r['steps'])} steps: saved values and gradients in flight. Saved after the "
              f"forward: {r['kept']:,} bytes; peak during the backward: {r['peak']:,} bytes, at step "
              f"{at}.")
