@@ -3,7 +3,7 @@ import tensorflow as tf
 
 @tf.custom_gradient
 def cube(x):
-    def grad(v):                    # v: the upstream gradient (seed)
+    def grad(v):                    # v: the seed arriving at y
         return v * 3 * x ** 2
     return x ** 3, grad
 
