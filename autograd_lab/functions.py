@@ -375,14 +375,14 @@ def stack(tensors, dim=0):
 def broadcast_shapes(*shapes):
     """The shape that tensors of these shapes broadcast to (NumPy's rule), as a Size."""
     out = ()
-    for i, given in enumerate(shapes):
-        s = (given,) if isinstance(given, int) else tuple(given)
+    for i, shown in enumerate((s,) if isinstance(s, int) else s for s in shapes):
+        s = tuple(shown)                                # (torch prints the argument as given)
         n = builtins.max(len(out), len(s))
-        padded = (1,) * (n - len(out)) + tuple(out)
+        padded = (1,) * (n - len(out)) + out
         for d in range(-1, -len(s) - 1, -1):            # torch names the last dimension that clashes
             if s[d] != padded[d] and 1 not in (s[d], padded[d]):
                 raise RuntimeError(f"Attempting to broadcast a dimension of length {s[d]} at {d}! "
-                                   f"Mismatching argument at index {i} had {s if isinstance(given, int) else given}; but expected shape "
+                                   f"Mismatching argument at index {i} had {shown}; but expected shape "
                                    f"should be broadcastable to {list(padded)}")
         out = np.broadcast_shapes(out, s)
     return Size(out)
