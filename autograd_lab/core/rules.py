@@ -244,9 +244,9 @@ def _clamp_max_share(x, min, max):
 
 # clamp with tensor bounds (ClampBackward0): each bound gets the gradient where it decided
 clamp_tensor = Op("ClampBackward0", _clamp_tensor_forward,
-                  **symmetric(lambda g, y, x, lo, hi: where(_clamp_pass(x, lo, hi), g, 0.0),
-                              lambda g, y, x, lo, hi: where(_clamp_min_share(x, lo, hi), g, 0.0),
-                              lambda g, y, x, lo, hi: where(_clamp_max_share(x, lo, hi), g, 0.0)),
+                  **symmetric(lambda g, y, x, min, max: where(_clamp_pass(x, min, max), g, 0.0),
+                              lambda g, y, x, min, max: where(_clamp_min_share(x, min, max), g, 0.0),
+                              lambda g, y, x, min, max: where(_clamp_max_share(x, min, max), g, 0.0)),
                   promote=True, saves="inputs")
 
 
@@ -266,8 +266,8 @@ def _threshold_backward_forward(g, y):
 # it gives relu a second derivative of 0 (the mask does not move with y), not "does not
 # require grad".
 threshold_backward = Op("ThresholdBackwardBackward0", _threshold_backward_forward,
-                        **symmetric(lambda g2, out, g, y: threshold_backward(g2, y),
-                                    lambda g2, out, g, y: _zeros_like(g2)),
+                        **symmetric(lambda gg, out, g, y: threshold_backward(gg, y),
+                                    lambda gg, out, g, y: _zeros_like(gg)),
                         promote=True, saves="inputs")
 
 relu = Op("ReluBackward0", _relu_forward,

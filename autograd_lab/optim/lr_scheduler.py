@@ -1,6 +1,6 @@
 """``al.optim.lr_scheduler``, as torch's: objects that set the learning rate of each of an
-optimizer's parameter groups, once per ``step()`` (an epoch or a batch, as the training
-loop calls it).
+optimizer's parameter groups, once per ``step()`` (after each epoch, a pass over the
+whole training data, or after each batch, as the training loop calls it).
 
 A scheduler reads the groups' starting rates (``initial_lr``, saved in each group),
 sets the rate for step 0 when it is made, and then, at each ``step()``, the next one.
