@@ -266,7 +266,7 @@ def run_rules(node, g, plan):
     op, params, lead = node.op, node.params, g.ndim - node.out.ndim
     every = op.vjp_all and op.vjp_all(g, y, *args, **params)  # (cat, Functions: all at once)
     sends = []
-    for i, child in enumerate(node.next):
+    for i, child in enumerate(node):    # its edges (a node is the list of them: recording.Node)
         if child is None or (plan.needed is not None and child not in plan.needed):
             continue
         # input i's rule (if it has one), run only for an input that takes a gradient
@@ -339,9 +339,9 @@ def release(node):
     go of the values its rules read (``Node.freed`` from now on).  A big output goes too,
     kept as a stand-in (the walk still reads its shape); a small one stays, for pictures."""
     if node.op.saves:
-        node.args = node.arrays = node.packed = None
-        if node.out.size >= saved.KEEP_BELOW:
-            node.out = saved.stand_in(node.out)[0]
+        node.args = node.arrays = None
+        if node.packed is not None or node.out.size >= saved.KEEP_BELOW:
+            saved.release(node)         # what hooks packed, a big output (saved.py)
 
 
 def check_fits(t, g, in_place):

@@ -675,10 +675,10 @@ def test_an_intermediate_goes_with_the_users_last_reference_unless_a_rule_reads_
     assert x.grad is not None and x.grad.shape == (3,)
 
 
-def test_each_link_of_a_long_chain_is_two_objects_for_the_garbage_collector():
-    # a node and the list of its edges; its tuples of arrays and numbers are not tracked.
-    # (A node that was itself that list saved one object per link, and 1.6% of the
-    # instructions of a 100,000-link chain: not worth the trick; bench/bench_tricks.py)
+def test_each_link_of_a_long_chain_is_one_object_for_the_garbage_collector():
+    # the node, which is the list of its edges; its tuples of arrays and numbers are not
+    # tracked.  (With a tuple of edges beside each node, the chain's recording took about
+    # 12% longer, the collector's full passes visiting twice the objects: recording.Node)
     x = leaf([1.0, 2.0])
     gc.collect()
     before = len(gc.get_objects())
@@ -686,7 +686,7 @@ def test_each_link_of_a_long_chain_is_two_objects_for_the_garbage_collector():
     for _ in range(1000):
         y = y * 1.0
     gc.collect()
-    assert 1900 <= len(gc.get_objects()) - before < 2050
+    assert 900 <= len(gc.get_objects()) - before < 1050
     assert y.grad_fn.next[0].name() == "MulBackward0" and y.grad_fn.next[1] is None
     y.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0]
