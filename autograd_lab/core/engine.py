@@ -336,8 +336,8 @@ def commit(plan):
 
 def release(node):
     """What a walk does to a node whose rules ran (unless the graph is retained): let
-    go of the values its rules read (``Node.freed`` from now on).  A big output goes too,
-    kept as a stand-in (the walk still reads its shape); a small one stays, for pictures."""
+    go of the values its rules read (``Node.freed`` from now on), and of what
+    ``saved.release`` lets go of: packed values, a big output (a small one stays)."""
     if node.op.saves:
         node.args = node.arrays = None
         if node.packed is not None or node.out.size >= saved.KEEP_BELOW:
