@@ -159,8 +159,8 @@ def pytest_terminal_summary(terminalreporter):
 
 # What the README's test command leaves to CI's own step (`tools/dev.py test --slow`), to
 # stay within its budget on a 2-core machine: every check in JupyterLab (it starts a
-# server and kernels), the dark theme of the explorers' page tests (the light theme runs
-# here; the per-page browser test checks both themes of every page), the tests that press
+# server and kernels), the dark theme of every page and of the explorers' page tests (the
+# light theme runs here), the tests that press
 # every button or move every control of an explorer, the throwaway-book builds (slow_build); and the tests
 # marked slow by hand (the errors page's search, the special-value sweep, phones).
 @pytest.hookimpl(optionalhook=True)     # (pytest-xdist's hook: absent under -p no:xdist)

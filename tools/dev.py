@@ -198,7 +198,7 @@ def cmd_screenshots(args):
     if not HTML_INDEX.exists():
         sys.exit("no built book: run `python3 tools/dev.py book` first")
     rc = run([python, "-m", "pytest", "-p", "no:xdist", "-q", "tests/book/test_browser.py",
-              "-k", "test_page_works_offline"], env=quiet_env(AUTOGRAD_LAB_REQUIRE_HTML="1"))
+              "-k", "test_page_works_offline or test_page_turns_dark"], env=quiet_env(AUTOGRAD_LAB_REQUIRE_HTML="1"))
     say(f"screenshots in {BUILD / 'screenshots'}")
     return rc
 

@@ -705,8 +705,8 @@ def _scatter_forward(g, shape, key, lead=0):
 
 
 scatter = Op("IndexPutBackward0", _scatter_forward,
-             vjp=(lambda g, y, x, shape, key, lead=0: index(g, key=key, lead=g.ndim - y.ndim + lead),),
-             jvp=(lambda t, y, x, shape, key, lead=0: scatter(t, shape=shape, key=key, lead=t.ndim - x.ndim + lead),),
+             vjp=(lambda gg, y, g, shape, key, lead=0: index(gg, key=key, lead=gg.ndim - y.ndim + lead),),
+             jvp=(lambda t, y, g, shape, key, lead=0: scatter(t, shape=shape, key=key, lead=t.ndim - g.ndim + lead),),
              saves=False)
 
 

@@ -257,8 +257,8 @@ convolution_input_grad = Op("ConvolutionBackwardBackward0", _conv_input_grad,
                             saves="others")
 
 convolution_weight_grad = Op("ConvolutionBackwardBackward0", _conv_weight_grad,
-                             vjp=(lambda ww, y, x, g, *, geo: convolution_input_grad(g, ww, geo=geo),
-                                  lambda ww, y, x, g, *, geo: convolution(x, ww, None, geo=geo)),
+                             vjp=(lambda gg, y, x, g, *, geo: convolution_input_grad(g, gg, geo=geo),
+                                  lambda gg, y, x, g, *, geo: convolution(x, gg, None, geo=geo)),
                              jvp=(lambda t, y, x, g, *, geo: convolution_weight_grad(t, g, geo=geo),
                                   lambda t, y, x, g, *, geo: convolution_weight_grad(x, t, geo=geo)),
                              saves="others")     # (a sum over N per sample)

@@ -156,9 +156,14 @@ def _unshuffle(x, r):
     return blocks.reshape(*lead, c * r * r, h // r, w // r)
 
 
-# a permutation of the entries: each is the other's inverse, and so its adjoint
-pixel_shuffle, pixel_unshuffle = adjoint_pair("PixelShuffleBackward0", lambda x, *, r: _shuffle(x, r),
-                                              "PixelUnshuffleBackward0", lambda x, *, r: _unshuffle(x, r))
+# a permutation of the entries: each is the other's inverse, and so its adjoint (two layers
+# of their own, unlike adjoint_pair's backward: the gradient arriving at either is its g)
+pixel_shuffle = Op("PixelShuffleBackward0", lambda x, *, r: _shuffle(x, r),
+                   vjp=(lambda g, y, x, *, r: pixel_unshuffle(g, r=r),),
+                   jvp=(lambda t, y, x, *, r: pixel_shuffle(t, r=r),), saves=False)
+pixel_unshuffle = Op("PixelUnshuffleBackward0", lambda x, *, r: _unshuffle(x, r),
+                     vjp=(lambda g, y, x, *, r: pixel_shuffle(g, r=r),),
+                     jvp=(lambda t, y, x, *, r: pixel_unshuffle(t, r=r),), saves=False)
 
 
 # -- grid sampling: each output pixel reads the input at a place the grid gives -----------------

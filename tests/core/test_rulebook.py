@@ -56,3 +56,19 @@ def test_helpers_are_read_from_the_module_of_their_row():
               for name in re.findall(r"\b(_[a-z_]+)\(", text)}
     assert set(found) == called
     assert inspect.getsource(loss_rules._spread) == found["_spread"]
+
+
+def test_g_means_one_thing_in_every_rule():
+    """The arriving gradient is g; a row that differentiates a backward takes a g of its own
+    as an input, so its rules call the gradient arriving at its output gg (chapter 06 says
+    so above the table): no rule names two things g, and none calls it anything else."""
+    for module, rows in recording.ROWS.items():
+        for name, op in rows.items():
+            try:
+                forward = list(inspect.signature(op.forward).parameters)
+            except (TypeError, ValueError):       # a NumPy function: its inputs are x, a, b ...
+                forward = []
+            for rule in (op.vjp or ()) + ((op.vjp_all,) if op.vjp_all else ()):
+                if rule is not None:
+                    first = next(iter(inspect.signature(rule).parameters))
+                    assert first == ("gg" if "g" in forward else "g"), (module, name, first)
