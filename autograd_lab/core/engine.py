@@ -130,7 +130,10 @@ def run(outputs, seeds, inputs, retain_graph, create_graph, accumulate):
 def walk(sends, plan):
     """The backward walk: run each node once its gradient is complete, the
     latest-recorded first, and pass what its rules return along its edges;
-    a node lets go of its saved values once its rules ran."""
+    a node lets go of its saved values once its rules ran.  ``plan`` is what
+    the call asked for: ``targets``, the inputs of autograd.grad (None for
+    backward(): every leaf), ``needed``, the nodes on a path to them, and
+    ``keep``, retain_graph."""
     pending, ready = {}, []           # gradients so far; heap of (-seq, node)
     while True:
         for node, g in sends:           # gradients arriving at a node add up

@@ -2,9 +2,9 @@ import autograd_lab as al
 from autograd_lab.utils.checkpoint import checkpoint
 
 runs = []
-def block(t):             # kept: only t; runs again in the backward
+def block(x):             # kept: only x; runs again in the backward
     runs.append(len(runs))
-    return (t.sin() * t).exp()
+    return (x.sin() * x).exp()
 
 x = al.tensor([0.5, 1.0, 2.0], requires_grad=True)
 y = checkpoint(block, x, use_reentrant=False)

@@ -2,9 +2,9 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 runs = []
-def block(t):             # kept: only t; runs again in the backward
+def block(x):             # kept: only x; runs again in the backward
     runs.append(len(runs))
-    return (t.sin() * t).exp()
+    return (x.sin() * x).exp()
 
 x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
 y = checkpoint(block, x, use_reentrant=False)

@@ -1,7 +1,7 @@
 import tensorflow as tf
 
-def block(t):
-    return tf.exp(tf.sin(t) * t)
+def block(x):
+    return tf.exp(tf.sin(x) * x)
 
 x = tf.Variable([0.5, 1.0, 2.0])
 with tf.GradientTape() as tape:

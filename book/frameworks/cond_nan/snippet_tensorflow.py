@@ -2,7 +2,7 @@ import tensorflow as tf
 
 # f(x) = sqrt(x) for x > 0, -x otherwise; at x = -1, df/dx = -1
 x = tf.Variable(-1.)
-roots = {"sqrt": tf.sqrt, "** 0.5": lambda t: t ** 0.5}
+roots = {"sqrt": tf.sqrt, "** 0.5": lambda x: x ** 0.5}
 for name, root in roots.items():
     with tf.GradientTape(persistent=True) as tape:
         by_where = tf.where(x > 0, root(x), -x)

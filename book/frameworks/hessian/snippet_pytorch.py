@@ -1,7 +1,7 @@
 import torch
 
 A = torch.tensor([[1., 2., 0.], [0., 3., 1.], [4., 0., 2.]])
-quad = lambda t: t @ A @ t              # f(x) = xᵀAx, H = A + Aᵀ
+quad = lambda x: x @ A @ x              # f(x) = xᵀAx, H = A + Aᵀ
 p = torch.tensor([1., -1., 2.], requires_grad=True)
 (g,) = torch.autograd.grad(quad(p), p, create_graph=True)
 print(g)

@@ -31,6 +31,6 @@ def _(primals, tangents):
 
 x = jnp.array([1., 2., -1.])
 for f in (cube, cube_jvp):
-    g = jax.grad(lambda t: f(t).sum())
+    g = jax.grad(lambda x: f(x).sum())
     print(g(x))
-    print(jax.grad(lambda t: g(t).sum())(x))
+    print(jax.grad(lambda x: g(x).sum())(x))
