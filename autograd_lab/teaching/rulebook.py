@@ -224,21 +224,21 @@ def helpers():
 
 
 def markdown(differentiable_only=True):
-    """The table as Markdown: one row per operation (its name over its grad_fn name), one
-    line per input's rule, and the op's batch rule for vmap."""
+    """The table as Markdown: one row per operation (its name over its grad_fn name and
+    what its node keeps), one line per input's rule, and the op's batch rule for vmap."""
     def cell(parts, inputs):
         if len(parts) == len(inputs) and len(parts) > 1:
             return "<br>".join(f"{i}: `{p}`" for i, p in zip(inputs, parts))
         return "<br>".join(f"`{p}`" for p in parts)
 
-    rows = ["| op and its grad_fn | forward | VJP: gradient to each input (g = dL/dy) | "
+    rows = ["| op, its grad_fn, what its node keeps | forward | VJP: gradient to each input (g = dL/dy) | "
             "JVP: tangent of y (t = input's tangent) | vmap: batch rule |",
             "|---|---|---|---|---|"]
     for r in rules():
         if differentiable_only and not r.differentiable:
             continue
         grad_fns = "<br>".join(f"`{n}`" for n in r.grad_fn.split(" / "))
-        rows.append(f"| **{r.name}**<br>{grad_fns} | `{r.forward}` | {cell(r.vjp, r.inputs)} | "
+        rows.append(f"| **{r.name}**<br>{grad_fns}<br>keeps {r.keeps} | `{r.forward}` | {cell(r.vjp, r.inputs)} | "
                     f"{cell(r.jvp, r.inputs)} | `{r.batch}` |")
     return "\n".join(rows)
 

@@ -34,8 +34,10 @@ def test_markdown_table_has_one_row_per_differentiable_op():
     md = rulebook.markdown()
     differentiable = [r for r in rulebook.rules() if r.differentiable]
     assert md.count("\n| **") == len(differentiable)
-    assert "| **mul**<br>`MulBackward0` | `np.multiply` | a: `g * b`<br>b: `g * a` |" in md
-    assert "| **sum**<br>`SumBackward0`<br>`SumBackward1` |" in md
+    assert ("| **mul**<br>`MulBackward0`<br>keeps a and b (each for the other's rule) | "
+            "`np.multiply` | a: `g * b`<br>b: `g * a` |") in md
+    assert "| **sum**<br>`SumBackward0`<br>`SumBackward1`<br>keeps nothing |" in md
+    assert "| **exp**<br>`ExpBackward0`<br>keeps the output |" in md     # what chapter 05b says
 
 
 def test_the_table_lists_every_row_of_its_modules_once_where_it_is_defined():
