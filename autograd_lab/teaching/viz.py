@@ -518,8 +518,11 @@ def _graph_alt(model, tensor, trace, lines, labels):
          f"feed{'s' if one else ''} {model.n_ops} "
          f"operation{'s' if model.n_ops != 1 else ''}, ending in the output on the right")
     if model.freed_any:
-        s += ("; a backward freed the values the operations saved, so their constant inputs "
-              "are no longer drawn")
+        s += ("; a backward freed the values the operations saved, so the constants they "
+              "held are no longer drawn")
+        if model.n_consts:                 # (inputs of operations that saved nothing)
+            one = model.n_consts == 1
+            s += f" ({model.n_consts} other constant input{'' if one else 's'} still drawn)"
     elif model.n_consts:
         one = model.n_consts == 1
         s += (f", with {model.n_consts} constant input{'' if one else 's'} that "

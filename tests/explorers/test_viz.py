@@ -442,3 +442,16 @@ def test_no_glyph_is_missing_from_the_fonts():
                     viz.plot_where(al.tensor(X) > 2, X, Y)]:
             viz.to_png(fig)
     assert [str(w.message) for w in caught if "Glyph" in str(w.message)] == []
+
+
+def test_after_a_backward_the_alt_text_counts_the_constants_still_drawn():
+    """A subtraction saves nothing, so its constant stays in the picture after a backward
+    freed the others: the text counts it (chapter 01's y_true)."""
+    x = al.tensor([1., 2.], requires_grad=True)
+    target = al.tensor([0., 1.])
+    loss = ((target - x.sigmoid()) ** 2).sum()
+    loss.backward()
+    fig = viz.draw_graph(loss, {"x": x})
+    assert "constant" in texts(fig)                            # the target, still drawn
+    assert "the constants they held are no longer drawn (1 other constant input still drawn)" \
+        in fig._al_alt
