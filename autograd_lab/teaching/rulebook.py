@@ -156,9 +156,19 @@ def _inputs(op):
     return ()
 
 
-def _keeps(saves, inputs):
+def _reads_key(op):
+    """Whether the op's rules read an index parameter (``key``): a node keeps it, as it
+    keeps every parameter, and no backward frees it."""
+    rules = [f for f in (op.vjp or ()) + (op.vjp_all,) if hasattr(f, "__code__")]
+    return any("key" in f.__code__.co_varnames[:f.__code__.co_argcount + f.__code__.co_kwonlyargcount]
+               for f in rules)
+
+
+def _keeps(saves, inputs, reads_key=False):
     """What a node of the op keeps for its backward, in words (what an in-place change of
     it would spoil, and what a backward frees)."""
+    if saves is False and reads_key:
+        return "the index (a parameter, which no backward frees)"
     names = " and ".join(inputs) or "the inputs"
     if saves is True:
         return f"{names} and the output"
@@ -195,7 +205,7 @@ def rules():
             jvp = tuple(_text(f) for f in op.jvp) if op.jvp else ((_text(op.jvp_all),) if op.jvp_all else ())
         inputs = _inputs(op)
         found.append(Rule(name, _names(op), inputs, _text(op.forward), vjp, jvp,
-                          op.saves, op.differentiable, _keeps(op.saves, inputs),
+                          op.saves, op.differentiable, _keeps(op.saves, inputs, _reads_key(op)),
                           _batch_text(batch_rule(op)), _home(op)))
     return found
 
