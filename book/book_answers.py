@@ -614,20 +614,20 @@ def _(ns):
 
 @exercise("05c.2")
 def _(ns):
-    act = ns["h2"].numel() * ns["h2"].element_size()   # one activation, 128 x 256 float32
+    act = ns["h1"].numel() * ns["h1"].element_size()   # one activation, 128 x 256 float32
     block = see("05c", "Checkpointing: run the block again")
     return "one layer per block", [
         Ask("Bytes kept without checkpointing", ns["predicted_kept"], mistakes=[
-            Mistake(4 * act, "h1 is read by ReLU 1 and by Linear 2, h2 by ReLU 2 and by pow: "
+            Mistake(4 * act, "h0 is read by ReLU 0 and by Linear 1, h1 by ReLU 1 and by pow: "
                     "each is counted once.", see("05c", "Counting what a graph keeps")),
-            Mistake(act, "Both ReLUs keep their outputs: h1 and h2.",
+            Mistake(act, "Both ReLUs keep their outputs: h0 and h1.",
                     see("05c", "Counting what a graph keeps")),
         ]),
         Ask("Bytes kept with each layer checkpointed", ns["predicted_kept_checkpointed"], mistakes=[
-            Mistake(0, "A checkpoint keeps its block's input: h1, for the second block; and pow "
-                    "keeps h2, outside any block.", block),
-            Mistake(act, "pow keeps h2 too, and it is outside any block.", block),
-            Mistake(3 * act, "h1 kept by the checkpoint is the same memory as h1 saved inside the "
+            Mistake(0, "A checkpoint keeps its block's input: h0, for the second block; and pow "
+                    "keeps h1, outside any block.", block),
+            Mistake(act, "pow keeps h1 too, and it is outside any block.", block),
+            Mistake(3 * act, "h0 kept by the checkpoint is the same memory as h0 saved inside the "
                     "first block, which keeps only a placeholder: count it once.", block),
         ]),
     ]
