@@ -168,7 +168,7 @@ def _keeps(saves, inputs, reads_key=False):
     """What a node of the op keeps for its backward, in words (what an in-place change of
     it would spoil, and what a backward frees)."""
     if saves is False and reads_key:
-        return "the index (a parameter, which no backward frees)"
+        return "the index it was called with, which no backward frees"
     names = " and ".join(inputs) or "the inputs"
     if saves is True:
         return f"{names} and the output"

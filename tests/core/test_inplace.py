@@ -205,10 +205,10 @@ def test_rulebook_says_what_each_rule_keeps():
     assert rulebook.rule("index_put").keeps == "the index"
 
 
-def test_a_row_that_keeps_its_index_as_a_parameter_says_no_backward_frees_it():
+def test_a_row_that_keeps_the_index_it_was_called_with_says_no_backward_frees_it():
     """The table's words for indexing and max(dim) match what a second backward does."""
     for row in ("index", "max_dim"):
-        assert rulebook.rule(row).keeps == "the index (a parameter, which no backward frees)"
+        assert rulebook.rule(row).keeps == "the index it was called with, which no backward frees"
     x = leaf([1.0, 5.0, 3.0])
     for y in (x[al.tensor([2, 0])].sum(), x.max(0).values):
         y.backward()
