@@ -606,7 +606,7 @@ def _(ns):
     return "bytes of a chain", [Ask("Bytes count_saved reports", ns["predicted_bytes"], mistakes=[
         Mistake(3 * one, "x is a leaf: its owner keeps it, and count_saved leaves it out.", counting),
         Mistake(6 * one, "Each rule keeps only what it reads: exp its output, * 2 the number 2, "
-                "sin its input, sum a shape.", see("05b", "What each rule keeps")),
+                "sin its input, sum no tensor (only a shape).", see("05b", "What each rule keeps")),
         Mistake(one, "exp(x) * 2 is a new tensor, not exp's output: sin keeps it beside it.",
                 counting),
     ])]
